@@ -1,0 +1,60 @@
+// swift-tools-version:6.1
+// The griptrack package: see ../shared/DESIGN.md §2 for the module map and which target may import which.
+
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "griptrack",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "griptrack", targets: ["griptrack"]),
+        .library(name: "GripWire", targets: ["GripWire"]),
+        .library(name: "GripAnalysis", targets: ["GripAnalysis"]),
+        .library(name: "GripStream", targets: ["GripStream"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
+        .target(name: "GripWire", swiftSettings: strictSwift),
+        // Device time, efforts, recordings, metrics. Pure.
+        .target(name: "GripAnalysis", dependencies: ["GripWire"], swiftSettings: strictSwift),
+        // The SPSC ring and the consumer loop (the hot path).
+        .target(
+            name: "GripStream",
+            dependencies: ["GripWire", "GripAnalysis", .product(name: "Atomics", package: "swift-atomics")],
+            swiftSettings: strictSwift + [.strictMemorySafety()]
+        ),
+        // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
+        .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
+        .executableTarget(
+            name: "griptrack",
+            dependencies: [
+                "GripWire", "GripAnalysis", "GripStream", "GripSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "GripTestSupport",
+            dependencies: ["GripWire", "GripAnalysis", "GripStream", "GripSimulator"],
+            path: "Tests/GripTestSupport",
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "GripWireTests",
+            dependencies: ["GripWire", "GripTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripTestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
+    ]
+)

@@ -1,0 +1,37 @@
+/// Where a capture record came from: one adapter's one connection, in one direction.
+public struct LinkKey: Hashable, Sendable {
+    /// Controller index (datalink 2001), 0 for 1001/1002 files.
+    public var adapter: UInt16
+    /// HCI connection handle (12 bits).
+    public var connection: UInt16
+
+    public init(adapter: UInt16, connection: UInt16) {
+        self.adapter = adapter
+        self.connection = connection
+    }
+}
+
+/// Direction of a record relative to the host.
+public enum LinkDirection: Sendable, Equatable {
+    /// Host → controller: what the phone or Pi sent (writes, requests).
+    case sent
+    /// Controller → host: what the device sent (notifications, responses).
+    case received
+}
+
+/// One meaningful thing a capture says, in file order. Produced by `BtsnoopReader`.
+///
+/// Times are host microseconds since the Unix epoch, taken from the btsnoop record header.
+public enum CaptureEvent: Sendable, Equatable {
+    /// An LE connection was established (HCI LE Connection Complete / Enhanced Connection Complete).
+    case connected(link: LinkKey, peer: [UInt8]?, hostMicros: Int64)
+    /// The connection ended (HCI Disconnection Complete).
+    case disconnected(link: LinkKey, reason: UInt8, hostMicros: Int64)
+    /// An ATT MTU exchange completed (the smaller of the two proposals).
+    case mtuExchanged(link: LinkKey, mtu: UInt16, hostMicros: Int64)
+    /// A Handle Value Notification (0x1B), Indication (0x1D) or one entry of a Multiple Handle Value
+    /// Notification (0x23), received from the device.
+    case notification(link: LinkKey, handle: UInt16, value: [UInt8], hostMicros: Int64)
+    /// A Write Request (0x12) or Write Command (0x52) sent to the device.
+    case write(link: LinkKey, handle: UInt16, value: [UInt8], hostMicros: Int64)
+}

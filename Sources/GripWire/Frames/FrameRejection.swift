@@ -1,0 +1,22 @@
+/// Why a notification frame was counted and skipped instead of decoded.
+///
+/// Every rejected frame has exactly one reason; the raw values are the keys of `frames.malformed` in
+/// `griptrack replay --json` (see `docs/replay-json.md`), so they must never change once shipped.
+public enum FrameRejection: String, CaseIterable, Sendable, Codable, Comparable {
+    /// Fewer bytes than the frame header (code + length).
+    case short
+    /// The declared payload length differs from the bytes received.
+    case lengthMismatch = "length_mismatch"
+    /// A weight frame whose payload is not a whole number of 8-byte samples (or is empty).
+    case notMultipleOf8 = "not_multiple_of_8"
+    /// A response code the profile does not know.
+    case unknownCode = "unknown_code"
+    /// A weight that is NaN or infinite.
+    case nonFinite = "non_finite"
+    /// The same samples as the frame before (a repeated notification).
+    case duplicate
+    /// A notification on a handle other than the device's force characteristic.
+    case wrongHandle = "wrong_handle"
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
