@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // The griptrack package: see ../shared/DESIGN.md §2 for the module map and which target may import which.
 
 import PackageDescription

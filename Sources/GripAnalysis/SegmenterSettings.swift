@@ -1,0 +1,25 @@
+/// The knobs of effort and recording segmentation (`reference/domain.md` §5).
+///
+/// Levels are relative to the tracked baseline, so a ~5 kg pre-load or a drifting tare does not shift them.
+public struct SegmenterSettings: Sendable, Equatable, Codable {
+    /// An effort starts when force rises this far above the baseline (kg).
+    public var onAboveBaseline: Float = 3.0
+    /// An effort ends when force falls back below this much above the baseline (kg).
+    public var offAboveBaseline: Float = 1.5
+    /// Efforts shorter than this are chatter, not efforts (device µs).
+    public var minimumDurationMicros: Int64 = 1_000_000
+    /// An effort must peak at least this far above the baseline (kg), so one that barely crosses the on-level
+    /// is not an effort.
+    public var minimumPeakAboveBaseline: Float = 5.0
+    /// An effort whose peak (above baseline) is below this fraction of the recording's strongest effort is a
+    /// false start and is dropped when the recording closes.
+    public var minimumPeakFractionOfRecordingMax: Float = 0.25
+    /// Idle time that ends a recording; the next effort starts a new one (device µs, default 5 min).
+    public var sessionGapMicros: Int64 = 300_000_000
+    /// Samples kept before a recording's first effort (µs).
+    public var preRollMicros: Int64 = 2_000_000
+    /// Samples kept after a recording's last effort (µs).
+    public var postRollMicros: Int64 = 2_000_000
+
+    public init() {}
+}
