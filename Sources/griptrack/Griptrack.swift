@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `griptrack` command line: each subcommand lives in its own file under `Commands/`.
 @main
@@ -6,6 +7,36 @@ struct Griptrack: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "griptrack",
         abstract: "Grip-strength recordings from a Bluetooth LE dynamometer.",
-        subcommands: []
+        discussion: """
+            Exit codes: 0 ok, 1 error, 2 usage, 3 Pro required or free limit reached, \
+            4 Bluetooth or daemon unavailable, 5 invalid input (capture, signed data, config).
+            """,
+        subcommands: [Replay.self, Simulate.self]
     )
+
+    /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (DESIGN.md §7).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(CLIExit.usage.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// griptrack's exit codes (DESIGN.md §7), in one place.
+enum CLIExit: Int32 {
+    case ok = 0, error = 1, usage = 2, proRequired = 3, unavailable = 4, invalidInput = 5
+
+    /// Prints `message` to stderr and exits with this code.
+    func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data(("griptrack: " + message + "\n").utf8))
+        return ExitCode(rawValue)
+    }
 }

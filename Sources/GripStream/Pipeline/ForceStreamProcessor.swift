@@ -1,0 +1,96 @@
+import GripAnalysis
+import GripWire
+
+/// What the pipeline tells its sinks, in stream order.
+public enum StreamOutput: Sendable, Equatable {
+    /// A decoded sample on the unwrapped stream timeline (µs).
+    case sample(micros: Int64, kilograms: Float)
+    /// An effort or recording opened or closed.
+    case segment(SegmentEvent)
+    /// The device said something other than a sample (battery, version, low power, …).
+    case device(DeviceEvent)
+    /// The link to the device came up or went down (host µs).
+    case link(up: Bool, hostMicros: Int64)
+}
+
+/// The consumer side of the hot path for one device: decode → device clock → effort segmenter.
+///
+/// One value per device stream; it is fed ring entries in order and never touches I/O, so the same code runs
+/// for the radio, for replays and in tests.
+public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
+    public let profile: Profile
+    /// The handle that carries force frames; notifications on other handles count as `wrong_handle`.
+    public var forceHandle: UInt16
+    /// The control point's handle, when known, so captured START commands restart the device clock.
+    public var controlHandle: UInt16?
+    public private(set) var counters = FrameCounters()
+    public private(set) var clock = DeviceClock()
+    private var decoder: Profile.Decoder
+    private var segmenter: EffortSegmenter
+
+    public init(profile: Profile, forceHandle: UInt16, controlHandle: UInt16?, settings: SegmenterSettings = .init()) {
+        self.profile = profile
+        self.forceHandle = forceHandle
+        self.controlHandle = controlHandle
+        decoder = profile.makeDecoder()
+        segmenter = EffortSegmenter(settings: settings)
+    }
+
+    /// Handles one ring entry.
+    /// - Important: HOT PATH for notifications: no allocation, lock, syscall or log.
+    public mutating func process(
+        kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer,
+        output: (StreamOutput) -> Void
+    ) {
+        switch kind {
+        case .notification:
+            guard handle == forceHandle else {
+                counters.countRejection(.wrongHandle)
+                return
+            }
+            decodeFrame(value, hostMicros: hostMicros, output: output)
+        case .write:
+            guard handle == controlHandle, let command = profile.command(fromControlWrite: value) else { return }
+            decoder.noteCommandSent(command)
+            // Device time restarts at every START (reference/devices.md §1.2).
+            if command == .startMeasurement { clock.startNewEpoch() }
+        case .connected:
+            output(.link(up: true, hostMicros: hostMicros))
+        case .disconnected:
+            segmenter.interruption { output(.segment($0)) }
+            clock.startNewEpoch()
+            output(.link(up: false, hostMicros: hostMicros))
+        case .endOfStream:
+            segmenter.endOfStream { output(.segment($0)) }
+        }
+    }
+
+    /// Records notifications the producer could not enqueue.
+    public mutating func countDropped(_ count: Int) { counters.addDropped(count) }
+
+    /// Ends the current recording now (explicit stop).
+    public mutating func endRecording(output: (StreamOutput) -> Void) {
+        segmenter.endRecording { output(.segment($0)) }
+    }
+
+    private mutating func decodeFrame(_ value: UnsafeRawBufferPointer, hostMicros: Int64, output: (StreamOutput) -> Void) {
+        // The decoder is moved out for the call so the closure may mutate the rest of `self` (exclusive access).
+        // It holds no heap storage, so the copy costs nothing; the segmenter's buffers are never copied.
+        var decoder = self.decoder
+        let outcome = decoder.decode(value) { sample in
+            let micros = clock.place(sample.deviceMicros, hostMicros: hostMicros)
+            output(.sample(micros: micros, kilograms: sample.kilograms))
+            segmenter.ingest(micros: micros, kilograms: sample.kilograms) { output(.segment($0)) }
+        }
+        self.decoder = decoder
+        switch outcome {
+        case .samples:
+            counters.countDecoded()
+        case .event(let event):
+            counters.countDecoded()
+            output(.device(event))
+        case .rejected(let reason):
+            counters.countRejection(reason)
+        }
+    }
+}

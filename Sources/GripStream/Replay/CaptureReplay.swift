@@ -1,0 +1,182 @@
+import Foundation
+import GripAnalysis
+import GripWire
+import Synchronization
+
+/// How fast a capture is fed into the pipeline.
+public enum ReplaySpeed: Sendable, Equatable {
+    /// As fast as the pipeline drains the ring.
+    case max
+    /// Capture time divided by this factor (1 = realtime).
+    case factor(Double)
+}
+
+/// Options of one replay.
+public struct ReplayOptions: Sendable {
+    public var speed: ReplaySpeed = .max
+    /// Force-characteristic handle to use instead of the one from discovery or content.
+    public var handle: UInt16?
+    public var settings = SegmenterSettings()
+
+    public init(speed: ReplaySpeed = .max, handle: UInt16? = nil, settings: SegmenterSettings = .init()) {
+        self.speed = speed
+        self.handle = handle
+        self.settings = settings
+    }
+}
+
+/// Why a replay could not run at all.
+public enum ReplayError: Error, CustomStringConvertible, Sendable {
+    /// The capture could not be read before a single record (missing file, bad header).
+    case unreadable(CaptureError)
+    /// No handle in the capture carries frames of a supported device.
+    case noForceHandle(notifyingHandles: [UInt16])
+
+    public var description: String {
+        switch self {
+        case .unreadable(let error):
+            return "cannot replay the capture: \(error)"
+        case .noForceHandle(let handles) where handles.isEmpty:
+            return "the capture holds no notifications, so there is nothing to replay"
+        case .noForceHandle(let handles):
+            let list = handles.map { hex($0) }.joined(separator: ", ")
+            return "no notifying handle (\(list)) carries Progressor frames and the capture has no GATT discovery "
+                + "for the force characteristic; pass --handle 0xNNNN to choose one"
+        }
+    }
+}
+
+/// Replays a btsnoop capture through the same ring and pipeline the daemon uses: a producer thread reads the
+/// file and pushes every event into the ring (waiting when it is full, as a replay may), and the calling thread
+/// consumes, decodes and segments.
+public enum CaptureReplay {
+    /// Replays the capture at `path`.
+    /// - Parameters:
+    ///   - observer: called on the consuming thread with every pipeline output, in order (the live readout).
+    /// - Returns: the report; a damaged capture still yields one, with `capture.error` set, covering every record
+    ///   before the damage.
+    /// - Throws: `ReplayError` when nothing could be replayed.
+    public static func run(
+        path: String, options: ReplayOptions = .init(), observer: ((StreamOutput) -> Void)? = nil
+    ) throws(ReplayError) -> ReplayReport {
+        let survey = try CaptureSurvey.scan(path: path)
+        guard let choice = survey.chooseForceHandle(option: options.handle) else {
+            throw .noForceHandle(notifyingHandles: survey.notifyingHandles)
+        }
+        return run(path: path, choice: choice, survey: survey, options: options, observer: observer)
+    }
+
+    private static func run<Profile: DeviceProfile>(
+        path: String, choice: ForceHandleChoice<Profile>, survey: CaptureSurvey, options: ReplayOptions,
+        observer: ((StreamOutput) -> Void)?
+    ) -> ReplayReport {
+        var processor = ForceStreamProcessor(
+            profile: choice.profile, forceHandle: choice.handle, controlHandle: choice.controlHandle,
+            settings: options.settings)
+        var builder = ReplayReportBuilder(profile: choice.profile.identifier)
+        let ring = NotificationRing(capacityPowerOfTwo: 4096)
+        let producerError = Mutex<CaptureError?>(nil)
+        let producer = Thread {
+            let error = feed(path: path, into: ring, speed: options.speed)
+            producerError.withLock { $0 = error }
+        }
+        producer.name = "griptrack-replay-reader"
+        producer.start()
+
+        var finished = false
+        while !finished {
+            ring.waitForData()
+            _ = ring.popBatch(max: 256) { entry in
+                if entry.kind == .endOfStream { finished = true }
+                processor.process(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros,
+                                  value: entry.value) { output in
+                    builder.record(output)
+                    observer?(output)
+                }
+            }
+        }
+        let damage = producerError.withLock { $0 }
+        return builder.report(
+            counters: processor.counters, clock: processor.clock,
+            forceHandle: .init(handle: hex(choice.handle), source: choice.source.rawValue),
+            capture: .init(datalink: survey.datalink, records: survey.records, bytes: survey.bytes,
+                           error: damage.map { "\($0)" }))
+    }
+
+    /// The producer: reads the file and pushes every event, pacing by capture time when asked; always ends with
+    /// an end-of-stream entry. Returns the capture's damage, if any.
+    private static func feed(path: String, into ring: NotificationRing, speed: ReplaySpeed) -> CaptureError? {
+        var pacer = Pacer(speed: speed)
+        var damage: CaptureError?
+        do {
+            _ = try CaptureFile.read(path: path) { event in
+                guard let entry = RingInput(event) else { return }
+                pacer.wait(untilCaptureMicros: entry.hostMicros)
+                entry.value.withUnsafeBytes { bytes in
+                    ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
+                }
+            }
+        } catch {
+            damage = error
+        }
+        ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        return damage
+    }
+}
+
+/// A capture event flattened to what a ring slot holds.
+struct RingInput {
+    var kind: RingEntryKind
+    var handle: UInt16
+    var hostMicros: Int64
+    var value: [UInt8]
+
+    /// Nil for events the pipeline has no use for (MTU exchange).
+    init?(_ event: CaptureEvent) {
+        switch event {
+        case .connected(_, _, let micros):
+            self = .init(kind: .connected, handle: 0, hostMicros: micros, value: [])
+        case .disconnected(_, let reason, let micros):
+            self = .init(kind: .disconnected, handle: 0, hostMicros: micros, value: [reason])
+        case .mtuExchanged:
+            return nil
+        case .notification(_, let handle, let value, let micros):
+            self = .init(kind: .notification, handle: handle, hostMicros: micros, value: value)
+        case .write(_, let handle, let value, let micros):
+            self = .init(kind: .write, handle: handle, hostMicros: micros, value: value)
+        }
+    }
+
+    init(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: [UInt8]) {
+        self.kind = kind
+        self.handle = handle
+        self.hostMicros = hostMicros
+        self.value = value
+    }
+}
+
+/// Sleeps the producer so capture time advances at `speed` × wall time.
+struct Pacer {
+    private let factor: Double?
+    private var origin: (capture: Int64, wall: UInt64)?
+
+    init(speed: ReplaySpeed) {
+        if case .factor(let value) = speed, value > 0 { factor = value } else { factor = nil }
+    }
+
+    mutating func wait(untilCaptureMicros micros: Int64) {
+        guard let factor else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard let origin else {
+            origin = (micros, now)
+            return
+        }
+        let due = origin.wall + UInt64(max(0, Double(micros - origin.capture) * 1000 / factor))
+        if due > now { Thread.sleep(forTimeInterval: Double(due - now) / 1e9) }
+    }
+}
+
+func hex(_ handle: UInt16) -> String {
+    let digits = String(handle, radix: 16)
+    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
