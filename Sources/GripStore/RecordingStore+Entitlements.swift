@@ -135,9 +135,10 @@ extension RecordingStore {
         {
             return mark.newestSignedDateMillis
         }
+        // `save`, not `upsert`: GRDB's upsert reads back the rowid, which a WITHOUT ROWID table lacks.
         try SignedDateHighWaterRecord(
             kind: kind, originalTransactionId: originalTransactionId, newestSignedDateMillis: signedDateMillis
-        ).upsert(db)
+        ).save(db)
         return nil
     }
 
