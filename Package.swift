@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -35,6 +36,8 @@ let package = Package(
         ),
         // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
         .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
+        // SQLite through GRDB: schema, recordings, sample chunks, entitlement state, the quota transaction.
+        .target(name: "GripStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
         .executableTarget(
             name: "griptrack",
             dependencies: [
@@ -56,5 +59,17 @@ let package = Package(
         ),
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
+        // A child process for GripStoreTests (SIGKILL while recording, processes racing for the last free slot).
+        .executableTarget(
+            name: "store-crash-child",
+            dependencies: ["GripStore"],
+            path: "Tests/StoreCrashChild",
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "GripStoreTests",
+            dependencies: ["GripStore", "store-crash-child", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
     ]
 )

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Buffers a recording's samples and commits them as chunks, often enough that a crash loses under a second.
+///
+/// A chunk is committed as soon as it spans `maxSpanMicros` of device time (default 0.5 s), or when `maxWait` of
+/// host time has passed since its first sample was buffered (default 0.5 s: covers a device whose clock runs slow
+/// or that sends in bursts), and on ``flush(at:)``. Half a second, not one, so a busy CPU or a slow fsync still keeps
+/// the promise "committed at least once a second". Call ``flushIfDue(now:)`` from a timer if samples can stop
+/// arriving while the recording stays open.
+///
+/// - Important: One writer per recording, used from one thread at a time (it is not `Sendable`).
+public final class ChunkWriter {
+    /// The recording written to.
+    public let recording: RecordingID
+    /// Device-time span that triggers a commit, in µs.
+    public let maxSpanMicros: Int64
+    /// Host time after which buffered samples are committed.
+    public let maxWait: Duration
+
+    private let store: RecordingStore
+    private var buffer: [StoredSample] = []
+    private var bufferStartedAt: ContinuousClock.Instant?
+
+    /// Creates a writer for a recording started with ``RecordingStore/beginRecording(_:admission:)``.
+    ///
+    /// - Parameters:
+    ///   - store: The store.
+    ///   - recording: A recording in state `recording`.
+    ///   - maxSpanMicros: Device-time span that triggers a commit; at most 1 s.
+    ///   - maxWait: Host time after which buffered samples are committed; at most 1 s.
+    public init(
+        store: RecordingStore, recording: RecordingID, maxSpanMicros: Int64 = 500_000,
+        maxWait: Duration = .milliseconds(500)
+    ) {
+        precondition(maxSpanMicros > 0 && maxSpanMicros <= 1_000_000, "chunks must commit at least once a second")
+        precondition(maxWait > .zero && maxWait <= .seconds(1), "chunks must commit at least once a second")
+        self.store = store
+        self.recording = recording
+        self.maxSpanMicros = maxSpanMicros
+        self.maxWait = maxWait
+    }
+
+    /// Samples buffered and not yet committed.
+    public var bufferedCount: Int { buffer.count }
+
+    /// Buffers samples, committing whenever a chunk is due.
+    ///
+    /// - Parameters:
+    ///   - samples: Samples in arrival order.
+    ///   - now: Host monotonic time of the call.
+    /// - Returns: The commits made, oldest first (often none).
+    /// - Throws: ``GripStoreError``; buffered samples stay buffered and the next call retries them.
+    @discardableResult
+    public func append(
+        _ samples: some Sequence<StoredSample>, now: ContinuousClock.Instant = .now
+    ) throws(GripStoreError) -> [ChunkCommit] {
+        var commits: [ChunkCommit] = []
+        for sample in samples {
+            if let last = buffer.last, !SampleChunkCodec.canFollow(last.micros, sample.micros),
+                let commit = try flush()
+            {
+                commits.append(commit)
+            }
+            if buffer.isEmpty { bufferStartedAt = now }
+            buffer.append(sample)
+            let (span, overflow) = sample.micros.subtractingReportingOverflow(buffer[0].micros)
+            if overflow || span >= maxSpanMicros, let commit = try flush() {
+                commits.append(commit)
+            }
+        }
+        if let commit = try flushIfDue(now: now) { commits.append(commit) }
+        return commits
+    }
+
+    /// Commits the buffer if its first sample was buffered `maxWait` ago or longer.
+    ///
+    /// - Parameter now: Host monotonic time.
+    /// - Returns: The commit, or `nil` if none was due.
+    /// - Throws: ``GripStoreError``; the samples stay buffered.
+    @discardableResult
+    public func flushIfDue(now: ContinuousClock.Instant = .now) throws(GripStoreError) -> ChunkCommit? {
+        guard let started = bufferStartedAt, now - started >= maxWait else { return nil }
+        return try flush()
+    }
+
+    /// Commits every buffered sample now.
+    ///
+    /// - Parameter date: Host wall-clock time of the commit.
+    /// - Returns: The commit, or `nil` if nothing was buffered.
+    /// - Throws: ``GripStoreError``; the samples stay buffered.
+    @discardableResult
+    public func flush(at date: Date = Date()) throws(GripStoreError) -> ChunkCommit? {
+        guard !buffer.isEmpty else { return nil }
+        let commit = try store.appendSamples(buffer, to: recording, at: date)
+        buffer.removeAll(keepingCapacity: true)
+        bufferStartedAt = nil
+        return commit
+    }
+
+    /// Commits the buffered samples, then marks the recording `complete`.
+    ///
+    /// - Parameters:
+    ///   - summary: End time, max and average.
+    ///   - efforts: Its efforts with their metrics.
+    /// - Throws: ``GripStoreError``.
+    public func finish(summary: RecordingSummaryValues, efforts: [StoredEffort]) throws(GripStoreError) {
+        try flush()
+        try store.finishRecording(recording, summary: summary, efforts: efforts)
+    }
+}
+
+/// One commit of samples to a recording.
+public struct ChunkCommit: Sendable, Equatable {
+    /// The recording.
+    public var recording: RecordingID
+    /// Chunk rows written (more than one only across a time jump).
+    public var chunkCount: Int
+    /// Samples committed.
+    public var sampleCount: Int
+    /// Device time of the first sample committed, µs.
+    public var firstMicros: Int64
+    /// Device time of the last sample committed, µs.
+    public var lastMicros: Int64
+    /// Samples of the recording committed so far, this commit included.
+    public var totalSamples: Int
+
+    /// Creates a commit report.
+    ///
+    /// - Parameters: See the properties.
+    public init(
+        recording: RecordingID, chunkCount: Int, sampleCount: Int, firstMicros: Int64, lastMicros: Int64,
+        totalSamples: Int
+    ) {
+        self.recording = recording
+        self.chunkCount = chunkCount
+        self.sampleCount = sampleCount
+        self.firstMicros = firstMicros
+        self.lastMicros = lastMicros
+        self.totalSamples = totalSamples
+    }
+}

@@ -1,0 +1,136 @@
+import GRDB
+
+/// The schema of the griptrack database, as named, append-only migrations.
+///
+/// - Important: A migration that has shipped is never edited, renamed or removed. A schema change is a new
+///   migration appended at the end. Migrations use literal table and column names, never app types, so that they
+///   keep meaning the same thing when the records change.
+enum Migrations {
+    /// The migrator that brings any griptrack database up to the current schema.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        // Recordings (grip sessions), their efforts (reps) and their samples, stored as lossless chunks.
+        migrator.registerMigration("v1 recordings, efforts, sample chunks") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE recording (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        uuid TEXT NOT NULL UNIQUE,
+                        startedAt DATETIME NOT NULL,
+                        endedAt DATETIME,
+                        device TEXT NOT NULL,
+                        profile TEXT NOT NULL,
+                        hand TEXT CHECK (hand IN ('left', 'right')),
+                        label TEXT,
+                        state TEXT NOT NULL CHECK (state IN ('recording', 'complete', 'recovered')),
+                        owner TEXT,
+                        lastCommitAt DATETIME,
+                        sampleCount INTEGER NOT NULL DEFAULT 0 CHECK (sampleCount >= 0),
+                        maxKilograms REAL,
+                        averageKilograms REAL
+                    );
+                    CREATE INDEX recording_on_startedAt ON recording(startedAt);
+                    CREATE INDEX recording_on_state ON recording(state);
+
+                    CREATE TABLE effort (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        recordingId INTEGER NOT NULL REFERENCES recording(id) ON DELETE CASCADE,
+                        effortIndex INTEGER NOT NULL CHECK (effortIndex >= 0),
+                        startMicros INTEGER NOT NULL,
+                        endMicros INTEGER NOT NULL,
+                        peakKilograms REAL NOT NULL,
+                        meanKilograms REAL NOT NULL,
+                        durationMicros INTEGER NOT NULL,
+                        timeToPeakMicros INTEGER NOT NULL,
+                        rfdKilogramsPerSecond REAL,
+                        impulseKilogramSeconds REAL NOT NULL,
+                        baselineKilograms REAL NOT NULL,
+                        isOpen BOOLEAN NOT NULL,
+                        UNIQUE (recordingId, effortIndex)
+                    );
+
+                    CREATE TABLE sampleChunk (
+                        recordingId INTEGER NOT NULL REFERENCES recording(id) ON DELETE CASCADE,
+                        sequence INTEGER NOT NULL CHECK (sequence >= 0),
+                        encoding INTEGER NOT NULL,
+                        firstMicros INTEGER NOT NULL,
+                        sampleCount INTEGER NOT NULL CHECK (sampleCount > 0),
+                        samples BLOB NOT NULL,
+                        PRIMARY KEY (recordingId, sequence)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+
+        // What the entitlement resolver reads: the manual override, verified App Store data with its replay
+        // high-water marks, processed notifications, and the audit log of Pro grants and revokes.
+        migrator.registerMigration("v1 entitlement state and Pro audit log") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE manualOverride (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        note TEXT NOT NULL,
+                        expiresAt DATETIME,
+                        grantedAt DATETIME NOT NULL,
+                        grantedBy TEXT NOT NULL
+                    );
+
+                    CREATE TABLE proAudit (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at DATETIME NOT NULL,
+                        action TEXT NOT NULL CHECK (action IN ('grant', 'revoke')),
+                        source TEXT NOT NULL,
+                        actor TEXT NOT NULL,
+                        note TEXT,
+                        expiresAt DATETIME
+                    );
+
+                    CREATE TABLE appStoreTransaction (
+                        transactionId TEXT NOT NULL PRIMARY KEY,
+                        originalTransactionId TEXT NOT NULL,
+                        productId TEXT,
+                        environment TEXT,
+                        signedDateMillis REAL NOT NULL,
+                        purchaseDateMillis REAL,
+                        expiresDateMillis REAL,
+                        revocationDateMillis REAL,
+                        payloadJSON TEXT NOT NULL,
+                        jws TEXT NOT NULL,
+                        verifiedAt DATETIME NOT NULL
+                    );
+                    CREATE INDEX appStoreTransaction_on_originalTransactionId
+                        ON appStoreTransaction(originalTransactionId);
+
+                    CREATE TABLE appStoreRenewalInfo (
+                        originalTransactionId TEXT NOT NULL PRIMARY KEY,
+                        environment TEXT,
+                        signedDateMillis REAL NOT NULL,
+                        renewalDateMillis REAL,
+                        gracePeriodExpiresDateMillis REAL,
+                        payloadJSON TEXT NOT NULL,
+                        jws TEXT NOT NULL,
+                        verifiedAt DATETIME NOT NULL
+                    );
+
+                    CREATE TABLE signedDateHighWater (
+                        kind TEXT NOT NULL CHECK (kind IN ('transaction', 'renewalInfo')),
+                        originalTransactionId TEXT NOT NULL,
+                        newestSignedDateMillis REAL NOT NULL,
+                        PRIMARY KEY (kind, originalTransactionId)
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE processedNotification (
+                        notificationUUID TEXT NOT NULL PRIMARY KEY,
+                        notificationType TEXT NOT NULL,
+                        subtype TEXT,
+                        signedDateMillis REAL,
+                        processedAt DATETIME NOT NULL
+                    );
+                    """
+            )
+        }
+
+        return migrator
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import GRDB
+
+extension RecordingStore {
+    /// Starts a recording if the admission policy allows one more stored recording.
+    ///
+    /// Counting and inserting happen in one IMMEDIATE transaction, so recorders in other processes wait for it:
+    /// two of them can never both take the last free slot. The new recording holds its slot from now on; nothing
+    /// is checked again while it records.
+    ///
+    /// - Parameters:
+    ///   - draft: What is known at the start.
+    ///   - admission: The entitlement policy: given the stored count, admit or refuse with the text to show. It
+    ///     runs inside the transaction, so it must be quick and must not touch this store.
+    /// - Returns: The new recording, in state `recording`, owned by this process.
+    /// - Throws: ``GripStoreError/refused(reason:storedRecordings:)`` with the policy's text verbatim, or an
+    ///   SQLite error.
+    public func beginRecording(
+        _ draft: RecordingDraft, admission: (StoredCount) -> AdmissionDecision
+    ) throws(GripStoreError) -> RecordingID {
+        try beginRecording(draft, owner: owner, admission: admission)
+    }
+
+    func beginRecording(
+        _ draft: RecordingDraft, owner: ProcessOwner, admission: (StoredCount) -> AdmissionDecision
+    ) throws(GripStoreError) -> RecordingID {
+        try writeImmediate("start a recording") { db in
+            let stored = try RecordingRecord.fetchCount(db)
+            if case .refuse(let reason) = admission(StoredCount(recordings: stored)) {
+                throw GripStoreError.refused(reason: reason, storedRecordings: stored)
+            }
+            var record = RecordingRecord(
+                id: nil, uuid: draft.uuid, startedAt: draft.startedAt, endedAt: nil, device: draft.device,
+                profile: draft.profile, hand: draft.hand, label: draft.label, state: .recording,
+                owner: owner.token, lastCommitAt: nil, sampleCount: 0, maxKilograms: nil, averageKilograms: nil
+            )
+            try record.insert(db)
+            guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
+            return RecordingID(rawValue: id)
+        }
+    }
+
+    /// Marks a recording `complete` with its end time, summary and efforts.
+    ///
+    /// Commit the last samples first (``ChunkWriter/finish(summary:efforts:)`` does both).
+    ///
+    /// - Parameters:
+    ///   - id: A recording in state `recording`.
+    ///   - summary: End time, max and average.
+    ///   - efforts: Its efforts with their metrics; indices must be distinct.
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)``,
+    ///   ``GripStoreError/recordingNotInProgress(_:state:)``, or an SQLite error.
+    public func finishRecording(
+        _ id: RecordingID, summary: RecordingSummaryValues, efforts: [StoredEffort]
+    ) throws(GripStoreError) {
+        try writeImmediate("finish recording \(id)") { db in
+            var record = try Self.fetchRecording(db, id)
+            guard record.state == .recording else {
+                throw GripStoreError.recordingNotInProgress(id, state: record.state)
+            }
+            record.state = .complete
+            record.owner = nil
+            try Self.saveAnalysis(db, &record, summary: summary, efforts: efforts)
+        }
+    }
+
+    /// Replaces the summary and efforts of a finished recording, e.g. after analysing a recovered one's samples.
+    /// Its state stays as it is.
+    ///
+    /// - Parameters:
+    ///   - id: A recording in state `complete` or `recovered`.
+    ///   - summary: End time, max and average.
+    ///   - efforts: All its efforts (the stored ones are replaced).
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)``, ``GripStoreError/recordingInProgress(_:)``, or an
+    ///   SQLite error.
+    public func updateAnalysis(
+        of id: RecordingID, summary: RecordingSummaryValues, efforts: [StoredEffort]
+    ) throws(GripStoreError) {
+        try writeImmediate("update recording \(id)") { db in
+            var record = try Self.fetchRecording(db, id)
+            guard record.state != .recording else { throw GripStoreError.recordingInProgress(id) }
+            try EffortRecord.filter(Column("recordingId") == id.rawValue).deleteAll(db)
+            try Self.saveAnalysis(db, &record, summary: summary, efforts: efforts)
+        }
+    }
+
+    private static func saveAnalysis(
+        _ db: Database, _ record: inout RecordingRecord, summary: RecordingSummaryValues, efforts: [StoredEffort]
+    ) throws {
+        record.endedAt = summary.endedAt
+        record.maxKilograms = summary.maxKilograms
+        record.averageKilograms = summary.averageKilograms
+        try record.update(db)
+        let recording = RecordingID(rawValue: record.id ?? -1)
+        for effort in efforts {
+            try EffortRecord(recording: recording, effort: effort).insert(db)
+        }
+    }
+
+    static func fetchRecording(_ db: Database, _ id: RecordingID) throws -> RecordingRecord {
+        guard let record = try RecordingRecord.fetchOne(db, key: id.rawValue) else {
+            throw GripStoreError.recordingNotFound(id)
+        }
+        return record
+    }
+
+    // MARK: - Recovery
+
+    /// Closes every recording left in state `recording` by a process that is gone, marking it `recovered`.
+    ///
+    /// Its end time becomes the time of its last committed chunk (its start if it has none); its samples stay.
+    /// Opening a store already does this; a long-running process may call it again.
+    ///
+    /// - Returns: The recovered recordings, oldest first.
+    /// - Throws: An SQLite error.
+    @discardableResult
+    public func recoverAbandonedRecordings() throws(GripStoreError) -> [RecordingID] {
+        try Self.recoverAbandoned(in: writer)
+    }
+
+    static func recoverAbandoned(in writer: any DatabaseWriter) throws(GripStoreError) -> [RecordingID] {
+        try writeImmediate(writer, "recover unfinished recordings") { db in
+            let open = try RecordingRecord
+                .filter(RecordingRecord.Columns.state == RecordingState.recording.rawValue)
+                .order(RecordingRecord.Columns.id)
+                .fetchAll(db)
+            var recovered: [RecordingID] = []
+            for var record in open {
+                if let token = record.owner, ProcessOwner.isAlive(token) { continue }
+                record.state = .recovered
+                record.endedAt = record.lastCommitAt ?? record.startedAt
+                record.owner = nil
+                try record.update(db)
+                recovered.append(RecordingID(rawValue: record.id ?? -1))
+            }
+            return recovered
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The newest recordings, and how many older ones are left out.
+    ///
+    /// Nothing is deleted to honour a limit: a free history passes `limit: 5` and shows the hidden count.
+    ///
+    /// - Parameter limit: How many to show, newest (by start time) first; `nil` for all.
+    /// - Returns: The visible rows and the hidden count.
+    /// - Throws: An SQLite error.
+    public func listRecordings(limit: Int?) throws(GripStoreError) -> RecordingList {
+        try read("list recordings") { db in
+            let total = try RecordingRecord.fetchCount(db)
+            var sql = """
+                SELECT recording.*,
+                       (SELECT COUNT(*) FROM effort WHERE effort.recordingId = recording.id) AS effortCount
+                FROM recording
+                ORDER BY startedAt DESC, id DESC
+                """
+            var arguments = StatementArguments()
+            if let limit {
+                sql += " LIMIT ?"
+                arguments = [max(0, limit)]
+            }
+            let visible = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                try RecordingRecord(row: row).row(effortCount: row["effortCount"])
+            }
+            return RecordingList(visible: visible, hiddenCount: total - visible.count)
+        }
+    }
+
+    /// One recording.
+    ///
+    /// - Parameter id: The recording.
+    /// - Returns: Its row, or `nil` if there is none.
+    /// - Throws: An SQLite error.
+    public func recording(_ id: RecordingID) throws(GripStoreError) -> RecordingRow? {
+        try read("read recording \(id)") { db in
+            guard let record = try RecordingRecord.fetchOne(db, key: id.rawValue) else { return nil }
+            let efforts = try EffortRecord.filter(Column("recordingId") == id.rawValue).fetchCount(db)
+            return record.row(effortCount: efforts)
+        }
+    }
+
+    /// The efforts of a recording, by index.
+    ///
+    /// - Parameter id: The recording.
+    /// - Returns: Its efforts; empty while recording.
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)`` or an SQLite error.
+    public func efforts(of id: RecordingID) throws(GripStoreError) -> [StoredEffort] {
+        try read("read the efforts of recording \(id)") { db in
+            _ = try Self.fetchRecording(db, id)
+            return try EffortRecord.filter(Column("recordingId") == id.rawValue)
+                .order(Column("effortIndex"))
+                .fetchAll(db)
+                .map(\.effort)
+        }
+    }
+
+    /// How many recordings are stored, in any state.
+    ///
+    /// - Returns: The count the admission policy would see now.
+    /// - Throws: An SQLite error.
+    public func recordingCount() throws(GripStoreError) -> Int {
+        try read("count recordings") { db in try RecordingRecord.fetchCount(db) }
+    }
+
+    // MARK: - Deleting
+
+    /// Deletes a recording with its efforts and samples, freeing its slot.
+    ///
+    /// - Parameter id: The recording.
+    /// - Returns: `false` if there was no such recording.
+    /// - Throws: ``GripStoreError/recordingInProgress(_:)`` if a live process is still recording it, or an
+    ///   SQLite error.
+    @discardableResult
+    public func delete(_ id: RecordingID) throws(GripStoreError) -> Bool {
+        try writeImmediate("delete recording \(id)") { db in
+            guard let record = try RecordingRecord.fetchOne(db, key: id.rawValue) else { return false }
+            if record.state == .recording, let token = record.owner, ProcessOwner.isAlive(token) {
+                throw GripStoreError.recordingInProgress(id)
+            }
+            return try record.delete(db)
+        }
+    }
+}

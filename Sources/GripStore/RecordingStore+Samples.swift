@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+
+extension RecordingStore {
+    /// Commits samples to a recording now, in one transaction, as one or more chunks.
+    ///
+    /// Most callers use a ``ChunkWriter``, which batches samples into chunks of at most half a second.
+    /// Samples are split into a new chunk where time goes back or jumps by 2^28 µs (268 s) or more, so any
+    /// sequence of device times is stored exactly.
+    ///
+    /// - Parameters:
+    ///   - samples: Samples in arrival order.
+    ///   - id: A recording in state `recording`.
+    ///   - now: Host time of the commit, kept as the recording's last commit (a recovered recording ends there).
+    /// - Returns: What was committed, or `nil` for no samples (nothing is written).
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)``,
+    ///   ``GripStoreError/recordingNotInProgress(_:state:)``, or an SQLite error.
+    @discardableResult
+    public func appendSamples(
+        _ samples: [StoredSample], to id: RecordingID, at now: Date = Date()
+    ) throws(GripStoreError) -> ChunkCommit? {
+        guard let first = samples.first, let last = samples.last else { return nil }
+        return try writeImmediate("save samples of recording \(id)") { db in
+            var record = try Self.fetchRecording(db, id)
+            guard record.state == .recording else {
+                throw GripStoreError.recordingNotInProgress(id, state: record.state)
+            }
+            var sequence =
+                try Int.fetchOne(
+                    db, sql: "SELECT MAX(sequence) + 1 FROM sampleChunk WHERE recordingId = ?",
+                    arguments: [id.rawValue]
+                ) ?? 0
+            var chunks = 0
+            var start = samples.startIndex
+            while start < samples.endIndex {
+                var end = start + 1
+                while end < samples.endIndex, SampleChunkCodec.canFollow(samples[end - 1].micros, samples[end].micros) {
+                    end += 1
+                }
+                let run = samples[start..<end]
+                try SampleChunkRecord(
+                    recordingId: id.rawValue, sequence: sequence, encoding: SampleChunkCodec.encoding,
+                    firstMicros: run[run.startIndex].micros, sampleCount: run.count,
+                    samples: SampleChunkCodec.encode(run)
+                ).insert(db)
+                sequence += 1
+                chunks += 1
+                start = end
+            }
+            record.sampleCount += samples.count
+            record.lastCommitAt = now
+            try record.update(db)
+            return ChunkCommit(
+                recording: id, chunkCount: chunks, sampleCount: samples.count, firstMicros: first.micros,
+                lastMicros: last.micros, totalSamples: record.sampleCount
+            )
+        }
+    }
+
+    /// Every committed sample of a recording, in the order they were appended.
+    ///
+    /// - Parameter id: The recording.
+    /// - Returns: The samples, bit for bit as appended.
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)``, ``GripStoreError/corruptSampleChunk(_:sequence:detail:)``,
+    ///   or an SQLite error.
+    public func samples(of id: RecordingID) throws(GripStoreError) -> [StoredSample] {
+        let chunks = try read("read the samples of recording \(id)") { db in
+            _ = try Self.fetchRecording(db, id)
+            return try SampleChunkRecord.filter(Column("recordingId") == id.rawValue)
+                .order(Column("sequence"))
+                .fetchAll(db)
+        }
+        var samples: [StoredSample] = []
+        for chunk in chunks {
+            guard chunk.encoding == SampleChunkCodec.encoding else {
+                throw .corruptSampleChunk(id, sequence: chunk.sequence, detail: "unknown encoding \(chunk.encoding)")
+            }
+            switch SampleChunkCodec.decode(firstMicros: chunk.firstMicros, count: chunk.sampleCount, bytes: chunk.samples) {
+            case .success(let decoded): samples += decoded
+            case .failure(let failure): throw .corruptSampleChunk(id, sequence: chunk.sequence, detail: failure.detail)
+            }
+        }
+        return samples
+    }
+
+    /// How much space a recording's samples take.
+    ///
+    /// - Parameter id: The recording.
+    /// - Returns: Samples, chunks, and encoded sample bytes (blob bytes, excluding SQLite's per-row overhead).
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)`` or an SQLite error.
+    public func sampleStorage(of id: RecordingID) throws(GripStoreError) -> SampleStorage {
+        try read("measure the samples of recording \(id)") { db in
+            _ = try Self.fetchRecording(db, id)
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS chunks, COALESCE(SUM(sampleCount), 0) AS samples,
+                           COALESCE(SUM(LENGTH(samples)), 0) AS bytes
+                    FROM sampleChunk WHERE recordingId = ?
+                    """,
+                arguments: [id.rawValue]
+            )
+            return SampleStorage(
+                samples: row?["samples"] ?? 0, chunks: row?["chunks"] ?? 0, encodedBytes: row?["bytes"] ?? 0
+            )
+        }
+    }
+}
+
+/// What a recording's samples cost on disk.
+public struct SampleStorage: Sendable, Equatable {
+    /// Committed samples.
+    public var samples: Int
+    /// Chunk rows.
+    public var chunks: Int
+    /// Encoded sample bytes (the chunk blobs).
+    public var encodedBytes: Int
+
+    /// Encoded bytes per sample (0 without samples); at most 8, 6 at 80 Hz.
+    public var bytesPerSample: Double { samples == 0 ? 0 : Double(encodedBytes) / Double(samples) }
+
+    /// Creates a measurement.
+    ///
+    /// - Parameters:
+    ///   - samples: Committed samples.
+    ///   - chunks: Chunk rows.
+    ///   - encodedBytes: Encoded sample bytes.
+    public init(samples: Int, chunks: Int, encodedBytes: Int) {
+        self.samples = samples
+        self.chunks = chunks
+        self.encodedBytes = encodedBytes
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+
+/// The griptrack database: recordings, their efforts and samples, and the entitlement state.
+///
+/// The file is SQLite in WAL mode with foreign keys on, `synchronous = FULL` (a committed chunk survives a power
+/// cut), and a busy timeout so that processes sharing it (the daemon, the CLI) wait for each other instead of
+/// failing. Every write runs in an IMMEDIATE transaction: it takes the write lock before it reads, so what it
+/// counts cannot change before it writes.
+///
+/// Opening a store runs the migrations, then closes every recording left in state `recording` whose writer process
+/// is gone (crash, SIGKILL, power cut), marking it `recovered` and keeping every committed chunk.
+///
+/// - Important: Thread-safe; GRDB serializes access. Many processes may open the same file.
+public final class RecordingStore: Sendable {
+    /// How long a write waits for another process's write lock before failing with SQLite error 5.
+    public static let busyTimeout: TimeInterval = 30
+
+    /// The database file, or `nil` for an in-memory store.
+    public let path: String?
+    /// The recordings this open closed and marked `recovered`, oldest first.
+    public let recoveredOnOpen: [RecordingID]
+
+    let writer: any DatabaseWriter
+    let owner: ProcessOwner
+
+    /// Opens (creating if needed) the database file at `path`, migrates it and recovers abandoned recordings.
+    ///
+    /// - Parameter path: The database file; missing parent directories are created.
+    /// - Throws: ``GripStoreError/cannotOpen(path:sqliteCode:message:)``,
+    ///   ``GripStoreError/schemaFromNewerVersion(path:)``, or an SQLite error from recovery.
+    public convenience init(path: String) throws(GripStoreError) {
+        try self.init(path: path, owner: .current)
+    }
+
+    /// Opens a private in-memory database (tests, `replay` without `--save`).
+    ///
+    /// - Returns: A migrated, empty store.
+    /// - Throws: ``GripStoreError/cannotOpen(path:sqliteCode:message:)`` if SQLite cannot start.
+    public static func inMemory() throws(GripStoreError) -> RecordingStore {
+        try RecordingStore(inMemoryWith: .current)
+    }
+
+    init(path: String, owner: ProcessOwner) throws(GripStoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: Self.configuration())
+        } catch let error as DatabaseError {
+            throw .cannotOpen(path: path, sqliteCode: error.resultCode.rawValue, message: error.message ?? "")
+        } catch {
+            throw .cannotOpen(path: path, sqliteCode: nil, message: String(describing: error))
+        }
+        try Self.migrate(pool, path: path)
+        self.path = path
+        self.writer = pool
+        self.owner = owner
+        self.recoveredOnOpen = try Self.recoverAbandoned(in: pool)
+    }
+
+    init(inMemoryWith owner: ProcessOwner) throws(GripStoreError) {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(configuration: Self.configuration())
+        } catch {
+            throw .cannotOpen(path: ":memory:", sqliteCode: nil, message: String(describing: error))
+        }
+        try Self.migrate(queue, path: ":memory:")
+        self.path = nil
+        self.writer = queue
+        self.owner = owner
+        self.recoveredOnOpen = []
+    }
+
+    private static func configuration() -> Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.journalMode = .wal
+        configuration.label = "griptrack"
+        configuration.prepareDatabase { db in
+            // WAL + FULL: each commit is fsynced, so "committed" means "survives a power cut".
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return configuration
+    }
+
+    private static func migrate(_ writer: some DatabaseWriter, path: String) throws(GripStoreError) {
+        let migrator = Migrations.migrator
+        do {
+            if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
+                throw GripStoreError.schemaFromNewerVersion(path: path)
+            }
+            do {
+                try migrator.migrate(writer)
+            } catch {
+                // Two processes opening a new file at once both see no migrations applied; the second then fails
+                // on `CREATE TABLE`. Its second look sees the migrations done.
+                try migrator.migrate(writer)
+            }
+        } catch let error as GripStoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw .cannotOpen(path: path, sqliteCode: error.resultCode.rawValue, message: error.message ?? "")
+        } catch {
+            throw .cannotOpen(path: path, sqliteCode: nil, message: String(describing: error))
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in an IMMEDIATE transaction (the write lock is taken before anything is read).
+    func writeImmediate<T>(_ operation: String, _ body: (Database) throws -> T) throws(GripStoreError) -> T {
+        try Self.writeImmediate(writer, operation, body)
+    }
+
+    static func writeImmediate<T>(
+        _ writer: any DatabaseWriter, _ operation: String, _ body: (Database) throws -> T
+    ) throws(GripStoreError) -> T {
+        try GripStoreError.wrapping(operation) {
+            try writer.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { preconditionFailure("committed transaction without a result") }
+                return result
+            }
+        }
+    }
+
+    /// Runs `body` on a read-only snapshot.
+    func read<T>(_ operation: String, _ body: (Database) throws -> T) throws(GripStoreError) -> T {
+        try GripStoreError.wrapping(operation) { try writer.read(body) }
+    }
+
+    // MARK: - Integrity
+
+    /// Runs SQLite's `PRAGMA integrity_check`.
+    ///
+    /// - Returns: `["ok"]` for a sound database, otherwise one line per problem.
+    /// - Throws: ``GripStoreError/sqlite(operation:code:extendedCode:message:)``.
+    public func checkIntegrity() throws(GripStoreError) -> [String] {
+        try read("check the database") { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// What is known about a recording when it starts.
+public struct RecordingDraft: Sendable, Equatable {
+    /// A stable identity that survives export and sync (unlike the row id).
+    public var uuid: UUID
+    /// Host wall-clock time the recording started.
+    public var startedAt: Date
+    /// The device, as the user would recognise it (Bluetooth address or name).
+    public var device: String
+    /// The device profile that decoded the samples (`DeviceProfile.name`, e.g. "Tindeq Progressor").
+    public var profile: String
+    /// The hand used, if known.
+    public var hand: Hand?
+    /// A free-text label ("left, half crimp"), if any.
+    public var label: String?
+
+    /// Describes a recording about to start.
+    ///
+    /// - Parameters:
+    ///   - uuid: A stable identity; a new random one by default.
+    ///   - startedAt: Host wall-clock start time. Stored with millisecond precision.
+    ///   - device: The device address or name.
+    ///   - profile: The device profile name.
+    ///   - hand: The hand used, if known.
+    ///   - label: A free-text label, if any.
+    public init(
+        uuid: UUID = UUID(),
+        startedAt: Date,
+        device: String,
+        profile: String,
+        hand: Hand? = nil,
+        label: String? = nil
+    ) {
+        self.uuid = uuid
+        self.startedAt = startedAt
+        self.device = device
+        self.profile = profile
+        self.hand = hand
+        self.label = label
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+
+/// A row of the `recording` table.
+struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "recording"
+
+    /// Lowercase text, readable in the `sqlite3` shell.
+    static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+        .lowercaseString
+    }
+
+    var id: Int64?
+    var uuid: UUID
+    var startedAt: Date
+    var endedAt: Date?
+    var device: String
+    var profile: String
+    var hand: Hand?
+    var label: String?
+    var state: RecordingState
+    /// Who is recording: a ``ProcessOwner`` token, checked by crash recovery.
+    var owner: String?
+    /// Host wall-clock time of the last committed sample chunk.
+    var lastCommitAt: Date?
+    var sampleCount: Int
+    var maxKilograms: Double?
+    var averageKilograms: Double?
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let startedAt = Column(CodingKeys.startedAt)
+        static let state = Column(CodingKeys.state)
+    }
+
+    func row(effortCount: Int) -> RecordingRow {
+        RecordingRow(
+            id: RecordingID(rawValue: id ?? -1), uuid: uuid, startedAt: startedAt, endedAt: endedAt,
+            device: device, profile: profile, hand: hand, label: label, state: state, maxKilograms: maxKilograms,
+            averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount
+        )
+    }
+}
