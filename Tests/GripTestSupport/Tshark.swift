@@ -44,6 +44,8 @@ public enum Tshark {
     /// A failure to run tshark or read its output.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) { self.description = description }
     }
 
     /// The tshark executable on `PATH`, or nil.

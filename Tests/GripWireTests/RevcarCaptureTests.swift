@@ -52,8 +52,10 @@ struct RevcarCaptureTests {
         #expect(gatt.characteristics.count == 20)
         #expect(gatt.characteristics.first { $0.valueHandle == 0x0012 }?.properties == 0x10)
         #expect(gatt.descriptors == [
-            GATTDatabase.Descriptor(handle: 0x0013, uuid: "2901"), GATTDatabase.Descriptor(handle: 0x0014, uuid: "2902"),
-            GATTDatabase.Descriptor(handle: 0x0018, uuid: "2901"), GATTDatabase.Descriptor(handle: 0x001C, uuid: "2902"),
+            GATTDatabase.Descriptor(handle: 0x0013, uuid: "2901"),
+            GATTDatabase.Descriptor(handle: 0x0014, uuid: "2902"),
+            GATTDatabase.Descriptor(handle: 0x0018, uuid: "2901"),
+            GATTDatabase.Descriptor(handle: 0x001C, uuid: "2902"),
         ])
     }
 

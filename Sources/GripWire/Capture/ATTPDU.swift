@@ -241,7 +241,9 @@ public enum ATTPDU {
         let fitting = max(1, (room - 1) / entryLength)  // one byte for the length/format field
         var batch: [Entry] = []
         for entry in entries {
-            guard batch.count < fitting, GATTDatabase.wireBytes(uuid: entry[keyPath: uuid])?.count == size else { break }
+            guard batch.count < fitting, GATTDatabase.wireBytes(uuid: entry[keyPath: uuid])?.count == size else {
+                break
+            }
             batch.append(entry)
         }
         return batch

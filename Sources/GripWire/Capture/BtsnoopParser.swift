@@ -186,7 +186,9 @@ public struct BtsnoopParser: Sendable {
         case .recordHeader:
             let header = try readRecordHeader(unit)
             stage = .recordData(header)
-            if header.includedLength == 0 { handleRecord(header, data: UnsafeRawBufferPointer(start: nil, count: 0), emit: emit) }
+            if header.includedLength == 0 {
+                handleRecord(header, data: UnsafeRawBufferPointer(start: nil, count: 0), emit: emit)
+            }
         case .recordData(let header):
             handleRecord(header, data: unit, emit: emit)
         }
@@ -253,8 +255,9 @@ public struct BtsnoopParser: Sendable {
                 return
             }
             let packet = data.bytes(from: 1)
+            let direction: LinkDirection = received ? .received : .sent
             switch type {
-            case 0x02: handleACL(packet, adapter: 0, direction: received ? .received : .sent, micros: micros, emit: emit)
+            case 0x02: handleACL(packet, adapter: 0, direction: direction, micros: micros, emit: emit)
             case 0x04: handleEvent(packet, adapter: 0, micros: micros, emit: emit)
             default: break  // commands, SCO, ISO
             }
@@ -467,10 +470,10 @@ public struct BtsnoopParser: Sendable {
             guard let handle = entry.uint16LE(at: 0), let uuid = GATTDatabase.uuidString(fromWire: entry.bytes(from: 2))
             else { continue }
             // Declarations and characteristic values also answer Find Information; they are not descriptors.
-            if Self.declarationUUIDs.contains(uuid)
-                || gatt.characteristics.contains(where: { $0.valueHandle == handle || $0.declarationHandle == handle }) {
-                continue
+            let isCharacteristic = gatt.characteristics.contains {
+                $0.valueHandle == handle || $0.declarationHandle == handle
             }
+            if isCharacteristic || Self.declarationUUIDs.contains(uuid) { continue }
             gatt.add(GATTDatabase.Descriptor(handle: handle, uuid: uuid))
         }
     }

@@ -78,7 +78,8 @@ public struct BtsnoopWriter: Sendable {
             let end = min(start + step, frame.count)
             let boundary: UInt16 = start > 0 ? 0b01 : (direction == .sent ? 0b00 : 0b10)
             let header = ATTPDU.le(connection & 0x0FFF | boundary << 12) + ATTPDU.le(UInt16(end - start))
-            appendPacket(h4Type: 0x02, packet: header + frame[start..<end], direction: direction, hostMicros: hostMicros)
+            appendPacket(
+                h4Type: 0x02, packet: header + frame[start..<end], direction: direction, hostMicros: hostMicros)
             start = end
         } while start < frame.count
     }
@@ -89,7 +90,9 @@ public struct BtsnoopWriter: Sendable {
     ///   - payload: the record data, including the H4 type byte for 1002.
     ///   - hostMicros: host time, Unix µs.
     ///   - originalLength: the original length field; defaults to `payload.count`.
-    public mutating func appendRecord(flags: UInt32, payload: [UInt8], hostMicros: Int64, originalLength: UInt32? = nil) {
+    public mutating func appendRecord(
+        flags: UInt32, payload: [UInt8], hostMicros: Int64, originalLength: UInt32? = nil
+    ) {
         let included = UInt32(truncatingIfNeeded: payload.count)
         Self.appendBigEndian(originalLength ?? included, to: &bytes)
         Self.appendBigEndian(included, to: &bytes)
