@@ -185,6 +185,28 @@ struct BtsnoopRoundTripTests {
         #expect(outcome.droppedPartialPDUs == 1)
     }
 
+    @Test("a monitor DEL_INDEX drops the adapter's partial PDUs; later continuations are orphans, not events")
+    func deleteIndexDropsPartials() {
+        var fragments = BtsnoopWriter(datalink: .linuxMonitor)
+        fragments.appendATT(ATTPDU.notification(handle: 1, value: [UInt8](repeating: 3, count: 40)), connection: 0x40,
+                            direction: .received, hostMicros: 1)
+        let records = Self.records(of: fragments.bytes)
+        #expect(records.count == 2)
+        var writer = BtsnoopWriter(datalink: .linuxMonitor)
+        var bytes = writer.bytes + records[0]
+        writer.appendRecord(flags: 1, payload: [], hostMicros: 2)  // DEL_INDEX, adapter 0
+        bytes += Self.records(of: writer.bytes)[0] + records[1]
+        var parser = BtsnoopParser()
+        var events: [CaptureEvent] = []
+        #expect(throws: Never.self) {
+            try parser.feed(bytes) { events.append($0) }
+            try parser.finish()
+        }
+        #expect(events.isEmpty)
+        #expect(parser.droppedPartialPDUs == 1)
+        #expect(parser.orphanFragments == 1)
+    }
+
     @Test("only the ATT channel is decoded: L2CAP signalling and SMP are ignored")
     func otherChannelsIgnored() {
         var writer = BtsnoopWriter(datalink: .hciUART)

@@ -270,11 +270,11 @@ public struct BtsnoopParser: Sendable {
         case .monitor:
             let adapter = UInt16(truncatingIfNeeded: header.flags >> 16)
             switch header.flags & 0xFFFF {
-            case 1: forget(adapter: adapter)  // DEL_INDEX
+            case 0, 1: forget(adapter: adapter)  // NEW_INDEX, DEL_INDEX: the adapter (re)starts or goes away
             case 3: handleEvent(data, adapter: adapter, micros: micros, emit: emit)
             case 4: handleACL(data, adapter: adapter, direction: .sent, micros: micros, emit: emit)
             case 5: handleACL(data, adapter: adapter, direction: .received, micros: micros, emit: emit)
-            default: break  // NEW_INDEX, commands, SCO, ISO, notes, logging
+            default: break  // commands, SCO, ISO, index info, notes, logging
             }
         }
     }
