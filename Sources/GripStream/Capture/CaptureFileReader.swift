@@ -1,0 +1,102 @@
+// Reads a btsnoop capture from disk in fixed-size chunks and pushes them through `BtsnoopParser`.
+//
+// Invariants: one file descriptor per call, opened read-only with O_CLOEXEC and closed on every path; one buffer of
+// `chunkSize` bytes, owned by this function and never escaping it; the parser sees exactly the bytes `read(2)`
+// reported, in file order. Memory use is the buffer plus the parser's state, whatever the file size.
+
+import Glibc
+import GripWire
+
+/// What a complete capture held, returned by `CaptureFile.read`.
+public struct CaptureSummary: Sendable, Equatable {
+    /// The file's datalink (1001 files report `.hciUART`).
+    public var datalink: BtsnoopDatalink
+    /// Records read.
+    public var records: Int
+    /// Bytes read (the whole file).
+    public var bytes: Int64
+    /// The GATT layout learned from the captured discovery (empty when the capture has none).
+    public var gatt: GATTDatabase
+    /// Host time of the first record, Unix µs; nil for a capture without records.
+    public var firstRecordMicros: Int64?
+    /// Partial L2CAP frames that never completed.
+    public var droppedPartialPDUs: Int
+
+    /// Creates a summary.
+    public init(
+        datalink: BtsnoopDatalink, records: Int, bytes: Int64, gatt: GATTDatabase, firstRecordMicros: Int64?,
+        droppedPartialPDUs: Int
+    ) {
+        self.datalink = datalink
+        self.records = records
+        self.bytes = bytes
+        self.gatt = gatt
+        self.firstRecordMicros = firstRecordMicros
+        self.droppedPartialPDUs = droppedPartialPDUs
+    }
+}
+
+/// Reading btsnoop capture files.
+public enum CaptureFile {
+    /// Streams a btsnoop file through `BtsnoopParser`, `chunkSize` bytes at a time (never the whole file at once).
+    ///
+    /// Uses `open(2)` and `read(2)` (retrying on `EINTR`).
+    /// - Parameters:
+    ///   - path: the capture's path.
+    ///   - chunkSize: bytes per `read(2)`; values below 1 count as 1.
+    ///   - emit: called with each event in file order, as soon as its record has been read.
+    /// - Returns: the datalink, record and byte counts, and the GATT database.
+    /// - Throws: `CaptureError`: `.io("cannot open PATH: REASON")`, `.io("cannot read PATH: REASON")`, or a format
+    ///   error from the parser. Events before the failing record have been emitted.
+    public static func read(
+        path: String, chunkSize: Int = 65536, emit: (CaptureEvent) -> Void
+    ) throws(CaptureError) -> CaptureSummary {
+        // SAFETY: `path` is a Swift String bridged to a NUL-terminated C string for the duration of the call.
+        let descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CaptureError(.io("cannot open \(path): \(errorText(errno))"), byteOffset: 0)
+        }
+        defer { _ = close(descriptor) }
+
+        var parser = BtsnoopParser()
+        var buffer = [UInt8](repeating: 0, count: max(1, chunkSize))
+        var offset: Int64 = 0
+        while true {
+            // SAFETY: the closure only passes the buffer to read(2); the pointer does not escape it.
+            let count = unsafe buffer.withUnsafeMutableBytes { raw in
+                var result: Int
+                repeat {
+                    // SAFETY: `raw` is the array's own storage of `raw.count` bytes, valid for this closure; read(2)
+                    // writes at most `raw.count` bytes into it.
+                    result = unsafe Glibc.read(descriptor, raw.baseAddress, raw.count)
+                } while result < 0 && errno == EINTR
+                return result
+            }
+            if count < 0 {
+                throw CaptureError(
+                    .io("cannot read \(path): \(errorText(errno))"),
+                    recordNumber: parser.recordsRead + 1, byteOffset: offset)
+            }
+            if count == 0 { break }
+            offset += Int64(count)
+            let chunk = buffer[0..<count]
+            // SAFETY: the parser reads the `count` initialised bytes during `feed` and keeps no pointer to them (it
+            // copies what it must keep), so the pointer does not outlive the closure.
+            let result = unsafe chunk.withUnsafeBytes { bytes in
+                Result { () throws(CaptureError) in try unsafe parser.feed(bytes, emit: emit) }
+            }
+            try result.get()
+        }
+        try parser.finish()
+        return CaptureSummary(
+            datalink: parser.datalink ?? .hciUART, records: parser.recordsRead, bytes: parser.bytesConsumed,
+            gatt: parser.gatt, firstRecordMicros: parser.firstRecordMicros,
+            droppedPartialPDUs: parser.droppedPartialPDUs)
+    }
+
+    /// The C library's message for an errno value, e.g. "No such file or directory".
+    private static func errorText(_ code: Int32) -> String {
+        // SAFETY: strerror returns a pointer to a NUL-terminated static or thread-local string, copied at once.
+        unsafe String(cString: strerror(code))
+    }
+}
