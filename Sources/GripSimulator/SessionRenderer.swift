@@ -3,16 +3,36 @@ import GripWire
 /// The simulated peripheral's GATT layout: GAP, GATT, the Progressor service and a Battery service (whose level
 /// notifications are the stray frames on the wrong handle).
 enum SimulatedGATT {
-    static let progressorService: ClosedRange<UInt16> = 0x000C...0x0011
-    static let dataDeclaration: UInt16 = 0x000D
     static let dataValue: UInt16 = 0x000E
     static let dataCCCD: UInt16 = 0x000F
-    static let controlDeclaration: UInt16 = 0x0010
     static let controlValue: UInt16 = 0x0011
-    static let batteryService: ClosedRange<UInt16> = 0x0012...0x0015
-    static let batteryLevelDeclaration: UInt16 = 0x0013
     static let batteryLevelValue: UInt16 = 0x0014
-    static let peer: [UInt8] = [0x19, 0x17, 0x4A, 0x6B, 0xD3, 0xF4]  // little-endian on the wire, F4:D3:6B:4A:17:19
+    /// As printed (most significant byte first).
+    static let peer: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]
+
+    static let database: GATTDatabase = {
+        let profile = TindeqProgressor()
+        return GATTDatabase(
+            services: [
+                .init(startHandle: 0x0001, endHandle: 0x0007, uuid: "1800"),
+                .init(startHandle: 0x0008, endHandle: 0x000B, uuid: "1801"),
+                .init(startHandle: 0x000C, endHandle: 0x0011, uuid: profile.serviceUUID),
+                .init(startHandle: 0x0012, endHandle: 0x0015, uuid: "180f"),
+            ].map { GATTDatabase.Service(startHandle: $0.startHandle, endHandle: $0.endHandle,
+                                         uuid: GATTDatabase.canonicalUUID($0.uuid) ?? $0.uuid) },
+            characteristics: [
+                .init(declarationHandle: 0x000D, properties: 0x10, valueHandle: dataValue,
+                      uuid: profile.dataCharacteristicUUID),
+                .init(declarationHandle: 0x0010, properties: 0x0C, valueHandle: controlValue,
+                      uuid: profile.controlCharacteristicUUID),
+                .init(declarationHandle: 0x0013, properties: 0x12, valueHandle: batteryLevelValue,
+                      uuid: GATTDatabase.canonicalUUID("2a19") ?? "2a19"),
+            ],
+            descriptors: [
+                .init(handle: dataCCCD, uuid: GATTDatabase.canonicalUUID("2902") ?? "2902"),
+                .init(handle: 0x0015, uuid: GATTDatabase.canonicalUUID("2902") ?? "2902"),
+            ])
+    }()
 }
 
 /// Walks a session's steps and writes the records; all state of the simulated device lives here.
@@ -68,29 +88,14 @@ struct SessionRenderer {
         writer.appendLEConnectionComplete(connection: connection, peer: SimulatedGATT.peer, hostMicros: hostMicros)
         connected = true
         if discover {
-            exchange(ATT.exchangeMTURequest(session.mtu), ATT.exchangeMTUResponse(247))
-            exchange(ATT.readByGroupTypeRequest(from: 0x0001),
-                     ATT.readByGroupTypeResponse16([(0x0001, 0x0007, 0x1800), (0x0008, 0x000B, 0x1801)]))
-            exchange(ATT.readByGroupTypeRequest(from: 0x000C),
-                     ATT.readByGroupTypeResponse128(SimulatedGATT.progressorService, uuid: TindeqProgressor().serviceUUID))
-            exchange(ATT.readByGroupTypeRequest(from: 0x0012),
-                     ATT.readByGroupTypeResponse16([(0x0012, 0x0015, 0x180F)]))
-            exchange(ATT.readByGroupTypeRequest(from: 0x0016), ATT.attributeNotFound(request: 0x10, handle: 0x0016))
-            let profile = TindeqProgressor()
-            exchange(ATT.readByTypeRequest(SimulatedGATT.progressorService),
-                     ATT.readByTypeResponse128([
-                         (SimulatedGATT.dataDeclaration, 0x10, SimulatedGATT.dataValue, profile.dataCharacteristicUUID),
-                         (SimulatedGATT.controlDeclaration, 0x0C, SimulatedGATT.controlValue,
-                          profile.controlCharacteristicUUID),
-                     ]))
-            exchange(ATT.readByTypeRequest(SimulatedGATT.batteryService),
-                     ATT.readByTypeResponse16([(SimulatedGATT.batteryLevelDeclaration, 0x12,
-                                                SimulatedGATT.batteryLevelValue, 0x2A19)]))
-            exchange(ATT.findInformationRequest(SimulatedGATT.dataCCCD...SimulatedGATT.dataCCCD),
-                     ATT.findInformationResponse16([(SimulatedGATT.dataCCCD, 0x2902)]))
+            exchange(ATTPDU.exchangeMTURequest(mtu: session.mtu), ATTPDU.exchangeMTUResponse(mtu: 247))
+            let conversation = ATTPDU.discoveryExchange(of: SimulatedGATT.database, mtu: Int(session.mtu))
+            for (request, response) in zip(conversation, conversation.dropFirst()) where request.direction == .sent {
+                exchange(request.pdu, response.pdu)
+            }
         }
         // BlueZ re-enables notifications on every connection, cached database or not.
-        exchange(ATT.writeRequest(handle: SimulatedGATT.dataCCCD, value: [0x01, 0x00]), [ATT.writeResponse])
+        exchange(ATTPDU.writeRequest(handle: SimulatedGATT.dataCCCD, value: [0x01, 0x00]), ATTPDU.writeResponse())
     }
 
     /// A request from the host and the device's response one connection event later.
@@ -107,7 +112,7 @@ struct SessionRenderer {
 
     private mutating func send(_ command: DeviceCommand) {
         guard let bytes = TindeqProgressor().encode(command) else { return }
-        exchange(ATT.writeRequest(handle: SimulatedGATT.controlValue, value: bytes), [ATT.writeResponse])
+        exchange(ATTPDU.writeRequest(handle: SimulatedGATT.controlValue, value: bytes), ATTPDU.writeResponse())
         switch command {
         case .startMeasurement:
             measuring = true
@@ -166,7 +171,7 @@ struct SessionRenderer {
 
     private mutating func emitWeightFrame(_ samples: [UInt8]) {
         let value = [0x01, UInt8(samples.count)] + samples
-        writer.appendATT(ATT.notification(handle: SimulatedGATT.dataValue, value: value), connection: connection,
+        writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dataValue, value: value), connection: connection,
                          direction: .received, hostMicros: hostMicros, aclDataLength: session.aclDataLength)
         lastWeightFrame = value
     }
@@ -182,7 +187,7 @@ struct SessionRenderer {
         case .nonFinite: notify([0x01, 0x08] + littleEndianBytes(Float.nan.bitPattern) + Array(sample.suffix(4)))
         case .duplicateOfPrevious: if let last = lastWeightFrame { notify(last) }
         case .otherHandle:
-            writer.appendATT(ATT.notification(handle: SimulatedGATT.batteryLevelValue, value: [0x5F]),
+            writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.batteryLevelValue, value: [0x5F]),
                              connection: connection, direction: .received, hostMicros: hostMicros,
                              aclDataLength: session.aclDataLength)
         }
@@ -190,7 +195,7 @@ struct SessionRenderer {
 
     private mutating func notify(_ value: [UInt8]) {
         advance(by: 1_000)
-        writer.appendATT(ATT.notification(handle: SimulatedGATT.dataValue, value: value), connection: connection,
+        writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dataValue, value: value), connection: connection,
                          direction: .received, hostMicros: hostMicros, aclDataLength: session.aclDataLength)
     }
 

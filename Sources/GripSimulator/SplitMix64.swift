@@ -1,11 +1,13 @@
 /// A tiny deterministic generator, so every simulated capture is byte-identical from run to run and machine to
-/// machine (the golden files depend on it). Not for anything but test fixtures.
-struct SplitMix64: RandomNumberGenerator {
+/// machine (the golden files depend on it). Not for anything but test fixtures and simulations.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    /// A generator starting from `seed`.
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    /// The next 64 pseudo-random bits.
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

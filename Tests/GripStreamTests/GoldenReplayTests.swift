@@ -7,14 +7,14 @@ import Testing
 /// gpsd-style regression suite: every capture in `captures/` replays to the expected output beside it.
 @Suite("Golden replays")
 struct GoldenReplayTests {
-    static let captures = RepositoryPaths.allCaptures()
+    static let captures = CaptureFixtures.allBtsnoopFiles()
 
     @Test("every capture replays to its expected output", arguments: captures)
     func captureMatchesExpectedOutput(capture: URL) throws {
         let expectedURL = capture.deletingPathExtension().appendingPathExtension("expected.json")
         let report = try CaptureReplay.run(path: capture.path)
         let actual = String(decoding: try report.jsonData(), as: UTF8.self)
-        if RepositoryPaths.updateGolden {
+        if CaptureFixtures.updateGolden {
             try Data(actual.utf8).write(to: expectedURL)
             return
         }
@@ -28,7 +28,7 @@ struct GoldenReplayTests {
     @Test("the catalogue and captures/ hold the same simulated sessions, byte for byte", arguments: CaptureCatalog.all.map(\.name))
     func committedCaptureIsReproducible(name: String) throws {
         let entry = try #require(CaptureCatalog.all.first { $0.name == name })
-        let url = RepositoryPaths.captures.appendingPathComponent("\(name).btsnoop")
+        let url = CaptureFixtures.capturesDirectory.appendingPathComponent("\(name).btsnoop")
         let committed = try Data(contentsOf: url)
         #expect(committed == Data(entry.session.render()),
                 "captures/\(name).btsnoop differs from the simulator: run `griptrack simulate --all -o captures`")

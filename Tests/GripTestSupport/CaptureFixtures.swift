@@ -32,3 +32,8 @@ public enum CaptureFixtures {
         return files.sorted { $0.path < $1.path }
     }
 }
+
+extension CaptureFixtures {
+    /// Whether golden files should be rewritten instead of compared (`GRIPTRACK_UPDATE_GOLDEN=1`).
+    public static var updateGolden: Bool { ProcessInfo.processInfo.environment["GRIPTRACK_UPDATE_GOLDEN"] == "1" }
+}

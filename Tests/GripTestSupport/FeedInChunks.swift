@@ -1,6 +1,7 @@
 // Feeding a capture to `BtsnoopParser` in different splits, in the spirit of swift-nio's
 // ByteToMessageDecoderVerifier: a push parser must give the same events and the same error however its input is cut.
 
+import GripSimulator
 import GripWire
 
 /// Everything a fresh parser produced for one input.
@@ -127,21 +128,4 @@ public func eventsByRecord(_ bytes: [UInt8]) -> (events: [(record: Int, event: C
         return (events, error)
     }
     return (events, nil)
-}
-
-/// A small deterministic generator (SplitMix64) so chunkings are reproducible without Foundation.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// A generator starting from `seed`.
-    public init(seed: UInt64) { state = seed }
-
-    /// The next 64 pseudo-random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
 }
