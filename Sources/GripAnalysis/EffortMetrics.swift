@@ -5,7 +5,8 @@
 /// threshold crossings, so it rarely falls on samples; F is interpolated at both ends.
 ///
 /// All forces are the values the device reported (kg, not baseline-subtracted, as the Tindeq app does); all
-/// times are stream microseconds (``ForceSample/micros``).
+/// times are stream microseconds (``ForceSample/micros``). The functions take arrays and loop by index so that
+/// even unoptimised builds do not allocate (the segmenter calls them on its hot path).
 public struct EffortMetrics: Sendable, Equatable {
     /// Highest force over the window (kg, raw): the maximum of the samples inside it and of F at both ends.
     public var peakKg: Float
@@ -18,8 +19,8 @@ public struct EffortMetrics: Sendable, Equatable {
     public var impulseKgSeconds: Double
     /// `peakMicros − startMicros` (µs).
     public var timeToPeakMicros: Int64
-    /// RFD 20–80 % as the Tindeq app computes it: `0.6 · Fmax / (t80 − t20)` (kg/s); see
-    /// ``rfd2080(of:peakKg:)``. `nil` when undefined.
+    /// RFD 20–80 % as the Tindeq app computes it: `0.6 · Fmax / (t80 − t20)` (kg/s), over the trace up to the
+    /// window's end with Fmax = ``peakKg``; see ``rfd2080(of:peakKg:)``. `nil` when undefined.
     public var rfdKgPerSecond: Double?
     /// Number of trace samples with `startMicros ≤ micros ≤ endMicros`.
     public var sampleCount: Int
@@ -28,13 +29,11 @@ public struct EffortMetrics: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - trace: Samples in time order (stream µs, kg); should be finite. It may begin before the window (the
-    ///     rising edge, used to find t20/t80 for RFD) and extend one sample past it (to interpolate F at the end).
+    ///     rising edge, used to find t20/t80 for RFD) and extend past it (to interpolate F at the end).
     ///   - startMicros: Effort start (stream µs), e.g. the interpolated on-level crossing.
     ///   - endMicros: Effort end (stream µs), e.g. the interpolated off-level crossing or the last sample.
     /// - Returns: The metrics, or `nil` when the trace is empty or `endMicros < startMicros`.
-    public init?<Trace: RandomAccessCollection<ForceSample>>(
-        trace: Trace, startMicros: Int64, endMicros: Int64
-    ) {
+    public init?(trace: [ForceSample], startMicros: Int64, endMicros: Int64) {
         guard !trace.isEmpty, startMicros <= endMicros else { return nil }
 
         let startKg = Self.value(of: trace, at: startMicros)
@@ -45,21 +44,27 @@ public struct EffortMetrics: Sendable, Equatable {
         // Trapezoid over the window: walk the polyline from (start, F(start)) through every inner sample to
         // (end, F(end)).
         var impulse = 0.0
-        var previous = (micros: startMicros, kg: Double(startKg))
-        var rfdEnd = trace.startIndex
-        for index in trace.indices {
+        var previousMicros = startMicros
+        var previousKg = Double(startKg)
+        var rfdEnd = 0  // samples [0, rfdEnd) are at or before the window's end
+        var index = 0
+        while index < trace.count {
             let sample = trace[index]
-            if sample.micros <= endMicros { rfdEnd = trace.index(after: index) }
-            guard sample.micros >= startMicros, sample.micros <= endMicros else { continue }
+            index += 1
+            if sample.micros > endMicros { break }
+            rfdEnd = index
+            guard sample.micros >= startMicros else { continue }
             count += 1
             if sample.kilograms > peak {
                 peak = sample.kilograms
                 peakMicros = sample.micros
             }
-            impulse += Self.trapezoid(from: previous, to: (sample.micros, Double(sample.kilograms)))
-            previous = (sample.micros, Double(sample.kilograms))
+            let kg = Double(sample.kilograms)
+            impulse += Self.trapezoid(previousMicros, previousKg, sample.micros, kg)
+            previousMicros = sample.micros
+            previousKg = kg
         }
-        impulse += Self.trapezoid(from: previous, to: (endMicros, Double(endKg)))
+        impulse += Self.trapezoid(previousMicros, previousKg, endMicros, Double(endKg))
         if endKg > peak {
             peak = endKg
             peakMicros = endMicros
@@ -72,7 +77,7 @@ public struct EffortMetrics: Sendable, Equatable {
         self.meanKg = durationSeconds > 0 ? Float(impulse / durationSeconds) : startKg
         self.timeToPeakMicros = peakMicros.saturatingSubtracting(startMicros)
         self.sampleCount = count
-        self.rfdKgPerSecond = Self.rfd2080(of: trace[trace.startIndex..<rfdEnd], peakKg: peak)
+        self.rfdKgPerSecond = Self.rfd2080(of: trace, count: rfdEnd, peakKg: peak)
     }
 
     /// RFD 20–80 % exactly as `reference/domain.md` §3 defines it (reproduces the Tindeq app's `rfd2080`).
@@ -85,22 +90,9 @@ public struct EffortMetrics: Sendable, Equatable {
     /// - Parameters:
     ///   - trace: Samples in time order (stream µs, kg), including the rising edge.
     ///   - peakKg: Fmax to use; `nil` takes the maximum of `trace`.
-    /// - Returns: kg/s, or `nil` when Fmax ≤ 0, a crossing is missing, or `t80 ≤ t20`.
-    public static func rfd2080<Trace: RandomAccessCollection<ForceSample>>(
-        of trace: Trace, peakKg: Float? = nil
-    ) -> Double? {
-        let fmax: Float
-        if let peakKg {
-            fmax = peakKg
-        } else {
-            guard let maximum = trace.lazy.map(\.kilograms).max() else { return nil }
-            fmax = maximum
-        }
-        guard fmax > 0, fmax.isFinite else { return nil }
-        guard let t20 = firstUpwardCrossing(of: 0.2 * Double(fmax), in: trace),
-            let t80 = firstUpwardCrossing(of: 0.8 * Double(fmax), in: trace), t80 > t20
-        else { return nil }
-        return 0.6 * Double(fmax) / ((t80 - t20) / 1e6)
+    /// - Returns: kg/s, or `nil` when Fmax is not positive and finite, a crossing is missing, or `t80 ≤ t20`.
+    public static func rfd2080(of trace: [ForceSample], peakKg: Float? = nil) -> Double? {
+        rfd2080(of: trace, count: trace.count, peakKg: peakKg)
     }
 
     /// The linearly interpolated time of the first upward crossing of `level` (stream µs, fractional).
@@ -108,33 +100,55 @@ public struct EffortMetrics: Sendable, Equatable {
     /// - Parameters:
     ///   - level: Force level (kg).
     ///   - trace: Samples in time order.
-    /// - Returns: The time where the segment `F[i−1] < level ≤ F[i]` reaches `level`, or `nil` if none.
-    public static func firstUpwardCrossing<Trace: RandomAccessCollection<ForceSample>>(
-        of level: Double, in trace: Trace
-    ) -> Double? {
-        var previous: ForceSample? = nil
-        for sample in trace {
-            defer { previous = sample }
-            guard let previous else { continue }
-            let before = Double(previous.kilograms)
-            let after = Double(sample.kilograms)
+    /// - Returns: The time where the first segment with `F[i−1] < level ≤ F[i]` reaches `level`, or `nil`.
+    public static func firstUpwardCrossing(of level: Double, in trace: [ForceSample]) -> Double? {
+        firstUpwardCrossing(of: level, in: trace, count: trace.count)
+    }
+
+    /// ``rfd2080(of:peakKg:)`` over the first `count` samples.
+    private static func rfd2080(of trace: [ForceSample], count: Int, peakKg: Float?) -> Double? {
+        var fmax = -Float.infinity
+        if let peakKg {
+            fmax = peakKg
+        } else {
+            var index = 0
+            while index < count {
+                fmax = Swift.max(fmax, trace[index].kilograms)
+                index += 1
+            }
+        }
+        guard fmax > 0, fmax.isFinite else { return nil }
+        guard let t20 = firstUpwardCrossing(of: 0.2 * Double(fmax), in: trace, count: count),
+            let t80 = firstUpwardCrossing(of: 0.8 * Double(fmax), in: trace, count: count), t80 > t20
+        else { return nil }
+        return 0.6 * Double(fmax) / ((t80 - t20) / 1e6)
+    }
+
+    /// ``firstUpwardCrossing(of:in:)`` over the first `count` samples.
+    private static func firstUpwardCrossing(of level: Double, in trace: [ForceSample], count: Int) -> Double? {
+        var index = 1
+        while index < count {
+            let before = Double(trace[index - 1].kilograms)
+            let after = Double(trace[index].kilograms)
             if before < level, level <= after {
                 let fraction = (level - before) / (after - before)
-                let t0 = Double(previous.micros)
-                return t0 + fraction * (Double(sample.micros) - t0)
+                let t0 = Double(trace[index - 1].micros)
+                return t0 + fraction * (Double(trace[index].micros) - t0)
             }
+            index += 1
         }
         return nil
     }
 
     /// F(t): the trace linearly interpolated at `micros`, held constant beyond its ends (kg).
-    static func value<Trace: RandomAccessCollection<ForceSample>>(of trace: Trace, at micros: Int64) -> Float {
-        guard let first = trace.first, let last = trace.last else { return 0 }
-        if micros <= first.micros { return first.kilograms }
-        if micros >= last.micros { return last.kilograms }
-        var previous = first
-        for sample in trace {
+    static func value(of trace: [ForceSample], at micros: Int64) -> Float {
+        guard !trace.isEmpty else { return 0 }
+        if micros <= trace[0].micros { return trace[0].kilograms }
+        var index = 1
+        while index < trace.count {
+            let sample = trace[index]
             if sample.micros >= micros {
+                let previous = trace[index - 1]
                 if sample.micros == micros || sample.micros == previous.micros { return sample.kilograms }
                 let fraction = (Double(micros) - Double(previous.micros))
                     / (Double(sample.micros) - Double(previous.micros))
@@ -142,13 +156,13 @@ public struct EffortMetrics: Sendable, Equatable {
                     + fraction * (Double(sample.kilograms) - Double(previous.kilograms))
                 return Float(kg)
             }
-            previous = sample
+            index += 1
         }
-        return last.kilograms
+        return trace[trace.count - 1].kilograms
     }
 
     /// Area of one trapezoid between two points (kg·s).
-    private static func trapezoid(from a: (micros: Int64, kg: Double), to b: (micros: Int64, kg: Double)) -> Double {
-        (Double(b.micros) - Double(a.micros)) / 1e6 * (a.kg + b.kg) / 2
+    private static func trapezoid(_ t0: Int64, _ f0: Double, _ t1: Int64, _ f1: Double) -> Double {
+        (Double(t1) - Double(t0)) / 1e6 * (f0 + f1) / 2
     }
 }

@@ -66,7 +66,9 @@ struct IdleHistory: Sendable {
                 while values[i] < pivot { i += 1 }
                 while values[j] > pivot { j -= 1 }
                 if i <= j {
-                    values.swapAt(i, j)
+                    let swapped = values[i]  // not swapAt: unspecialized in debug builds, it allocates
+                    values[i] = values[j]
+                    values[j] = swapped
                     i += 1
                     j -= 1
                 }
