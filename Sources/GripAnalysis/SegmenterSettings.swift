@@ -21,5 +21,18 @@ public struct SegmenterSettings: Sendable, Equatable, Codable {
     /// Samples kept after a recording's last effort (µs).
     public var postRollMicros: Int64 = 2_000_000
 
+    /// The baseline is the median of the idle samples of the last this long (µs). Limited to the last
+    /// ``EffortSegmenter/idleHistoryCapacity`` idle samples.
+    public var baselineWindowMicros: Int64 = 1_500_000
+    /// After an effort, an interruption or a forced close, the baseline stays frozen until the idle run is this
+    /// long (µs), so the decaying tail of a release does not lift it. The very first baseline of a stream is
+    /// taken at once.
+    public var baselineSettleMicros: Int64 = 1_000_000
+    /// How far before the on-level crossing the rising edge may be looked for (µs). An effort's trace starts at
+    /// the last idle sample at or below the baseline within this span, so RFD 20–80 % can find t20 below the
+    /// on-level, also on a pre-load.
+    public var risingEdgeLookbackMicros: Int64 = 2_000_000
+
+    /// Creates the default settings (`reference/domain.md` §5: 3.0 kg on, 1.5 kg off, ≥ 1 s, 5 min gap).
     public init() {}
 }

@@ -1,0 +1,168 @@
+/// The per-effort metrics of `reference/domain.md` §3, computed from a force trace and an effort window.
+///
+/// The trace is read as a piecewise-linear function F(t) through its samples (constant before the first and
+/// after the last sample). The effort window `[startMicros, endMicros]` is usually bounded by interpolated
+/// threshold crossings, so it rarely falls on samples; F is interpolated at both ends.
+///
+/// All forces are the values the device reported (kg, not baseline-subtracted, as the Tindeq app does); all
+/// times are stream microseconds (``ForceSample/micros``). The functions take arrays and loop by index so that
+/// even unoptimised builds do not allocate (the segmenter calls them on its hot path).
+public struct EffortMetrics: Sendable, Equatable {
+    /// Highest force over the window (kg, raw): the maximum of the samples inside it and of F at both ends.
+    public var peakKg: Float
+    /// Time of the first occurrence of ``peakKg`` (stream µs).
+    public var peakMicros: Int64
+    /// Time-weighted mean force over the window: ``impulseKgSeconds`` / duration (kg). For an empty window
+    /// (start == end), F at the start.
+    public var meanKg: Float
+    /// ∫F dt over the window by the trapezoid rule on device timestamps (kg·s; × 9.80665 for N·s).
+    public var impulseKgSeconds: Double
+    /// `peakMicros − startMicros` (µs).
+    public var timeToPeakMicros: Int64
+    /// RFD 20–80 % as the Tindeq app computes it: `0.6 · Fmax / (t80 − t20)` (kg/s), over the trace up to the
+    /// window's end with Fmax = ``peakKg``; see ``rfd2080(of:peakKg:)``. `nil` when undefined.
+    public var rfdKgPerSecond: Double?
+    /// Number of trace samples with `startMicros ≤ micros ≤ endMicros`.
+    public var sampleCount: Int
+
+    /// Computes the metrics of one effort.
+    ///
+    /// - Parameters:
+    ///   - trace: Samples in time order (stream µs, kg); should be finite. It may begin before the window (the
+    ///     rising edge, used to find t20/t80 for RFD) and extend past it (to interpolate F at the end).
+    ///   - startMicros: Effort start (stream µs), e.g. the interpolated on-level crossing.
+    ///   - endMicros: Effort end (stream µs), e.g. the interpolated off-level crossing or the last sample.
+    /// - Returns: The metrics, or `nil` when the trace is empty or `endMicros < startMicros`.
+    public init?(trace: [ForceSample], startMicros: Int64, endMicros: Int64) {
+        guard !trace.isEmpty, startMicros <= endMicros else { return nil }
+
+        let startKg = Self.value(of: trace, at: startMicros)
+        let endKg = Self.value(of: trace, at: endMicros)
+        var peak = startKg
+        var peakMicros = startMicros
+        var count = 0
+        // Trapezoid over the window: walk the polyline from (start, F(start)) through every inner sample to
+        // (end, F(end)).
+        var impulse = 0.0
+        var previousMicros = startMicros
+        var previousKg = Double(startKg)
+        var rfdEnd = 0  // samples [0, rfdEnd) are at or before the window's end
+        var index = 0
+        while index < trace.count {
+            let sample = trace[index]
+            index += 1
+            if sample.micros > endMicros { break }
+            rfdEnd = index
+            guard sample.micros >= startMicros else { continue }
+            count += 1
+            if sample.kilograms > peak {
+                peak = sample.kilograms
+                peakMicros = sample.micros
+            }
+            let kg = Double(sample.kilograms)
+            impulse += Self.trapezoid(previousMicros, previousKg, sample.micros, kg)
+            previousMicros = sample.micros
+            previousKg = kg
+        }
+        impulse += Self.trapezoid(previousMicros, previousKg, endMicros, Double(endKg))
+        if endKg > peak {
+            peak = endKg
+            peakMicros = endMicros
+        }
+
+        let durationSeconds = (Double(endMicros) - Double(startMicros)) / 1e6
+        self.peakKg = peak
+        self.peakMicros = peakMicros
+        self.impulseKgSeconds = impulse
+        self.meanKg = durationSeconds > 0 ? Float(impulse / durationSeconds) : startKg
+        self.timeToPeakMicros = peakMicros.saturatingSubtracting(startMicros)
+        self.sampleCount = count
+        self.rfdKgPerSecond = Self.rfd2080(of: trace, count: rfdEnd, peakKg: peak)
+    }
+
+    /// RFD 20–80 % exactly as `reference/domain.md` §3 defines it (reproduces the Tindeq app's `rfd2080`).
+    ///
+    /// `0.6 · Fmax / (t80 − t20)` in kg/s, where Fmax is the raw (not baseline-subtracted) maximum of the trace,
+    /// and t20, t80 are the linearly interpolated **first upward crossings** of 0.2·Fmax and 0.8·Fmax: the first
+    /// pair of consecutive samples with `F[i−1] < level ≤ F[i]`. A trace that already starts at or above a level
+    /// has no upward crossing of it until it dips below and rises again.
+    ///
+    /// - Parameters:
+    ///   - trace: Samples in time order (stream µs, kg), including the rising edge.
+    ///   - peakKg: Fmax to use; `nil` takes the maximum of `trace`.
+    /// - Returns: kg/s, or `nil` when Fmax is not positive and finite, a crossing is missing, or `t80 ≤ t20`.
+    public static func rfd2080(of trace: [ForceSample], peakKg: Float? = nil) -> Double? {
+        rfd2080(of: trace, count: trace.count, peakKg: peakKg)
+    }
+
+    /// The linearly interpolated time of the first upward crossing of `level` (stream µs, fractional).
+    ///
+    /// - Parameters:
+    ///   - level: Force level (kg).
+    ///   - trace: Samples in time order.
+    /// - Returns: The time where the first segment with `F[i−1] < level ≤ F[i]` reaches `level`, or `nil`.
+    public static func firstUpwardCrossing(of level: Double, in trace: [ForceSample]) -> Double? {
+        firstUpwardCrossing(of: level, in: trace, count: trace.count)
+    }
+
+    /// ``rfd2080(of:peakKg:)`` over the first `count` samples.
+    private static func rfd2080(of trace: [ForceSample], count: Int, peakKg: Float?) -> Double? {
+        var fmax = -Float.infinity
+        if let peakKg {
+            fmax = peakKg
+        } else {
+            var index = 0
+            while index < count {
+                fmax = Swift.max(fmax, trace[index].kilograms)
+                index += 1
+            }
+        }
+        guard fmax > 0, fmax.isFinite else { return nil }
+        guard let t20 = firstUpwardCrossing(of: 0.2 * Double(fmax), in: trace, count: count),
+            let t80 = firstUpwardCrossing(of: 0.8 * Double(fmax), in: trace, count: count), t80 > t20
+        else { return nil }
+        return 0.6 * Double(fmax) / ((t80 - t20) / 1e6)
+    }
+
+    /// ``firstUpwardCrossing(of:in:)`` over the first `count` samples.
+    private static func firstUpwardCrossing(of level: Double, in trace: [ForceSample], count: Int) -> Double? {
+        var index = 1
+        while index < count {
+            let before = Double(trace[index - 1].kilograms)
+            let after = Double(trace[index].kilograms)
+            if before < level, level <= after {
+                let fraction = (level - before) / (after - before)
+                let t0 = Double(trace[index - 1].micros)
+                return t0 + fraction * (Double(trace[index].micros) - t0)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// F(t): the trace linearly interpolated at `micros`, held constant beyond its ends (kg).
+    static func value(of trace: [ForceSample], at micros: Int64) -> Float {
+        guard !trace.isEmpty else { return 0 }
+        if micros <= trace[0].micros { return trace[0].kilograms }
+        var index = 1
+        while index < trace.count {
+            let sample = trace[index]
+            if sample.micros >= micros {
+                let previous = trace[index - 1]
+                if sample.micros == micros || sample.micros == previous.micros { return sample.kilograms }
+                let fraction = (Double(micros) - Double(previous.micros))
+                    / (Double(sample.micros) - Double(previous.micros))
+                let kg = Double(previous.kilograms)
+                    + fraction * (Double(sample.kilograms) - Double(previous.kilograms))
+                return Float(kg)
+            }
+            index += 1
+        }
+        return trace[trace.count - 1].kilograms
+    }
+
+    /// Area of one trapezoid between two points (kg·s).
+    private static func trapezoid(_ t0: Int64, _ f0: Double, _ t1: Int64, _ f1: Double) -> Double {
+        (Double(t1) - Double(t0)) / 1e6 * (f0 + f1) / 2
+    }
+}

@@ -1,0 +1,382 @@
+/// Cuts a force stream into efforts and recordings (`reference/domain.md` §5, DESIGN.md §4).
+///
+/// Feed samples in stream-time order with ``ingest(micros:kilograms:emit:)``; the segmenter reports
+/// ``SegmentEvent``s through the `emit` callback as soon as they are known. It is a pure value: it reads no
+/// clock (time is the samples' stream microseconds from ``DeviceClock``), does no I/O and keeps no globals.
+///
+/// **Baseline.** While idle, the baseline is the median of the idle samples of the last
+/// ``SegmenterSettings/baselineWindowMicros`` (1.5 s), so it follows a constant pre-load (≈ 5 kg) and slow
+/// drift but ignores the short rising edge of a pull. It is frozen during an effort, and after an effort (or an
+/// interruption) it stays frozen until the idle run is ``SegmenterSettings/baselineSettleMicros`` long, so the
+/// release tail cannot lift it. The first baseline of a stream is taken from its first samples at once.
+///
+/// **Efforts.** A candidate starts when force reaches baseline + ``SegmenterSettings/onAboveBaseline`` and ends
+/// when it falls below baseline + ``SegmenterSettings/offAboveBaseline`` (hysteresis); both crossing times are
+/// linearly interpolated between samples. A candidate is accepted once it has lasted
+/// ``SegmenterSettings/minimumDurationMicros`` and peaked at least
+/// ``SegmenterSettings/minimumPeakAboveBaseline`` above the baseline; otherwise it is chatter or a false start
+/// and nothing is reported. The effort's trace starts at its rising edge: the last idle sample at or below the
+/// baseline within ``SegmenterSettings/risingEdgeLookbackMicros`` before the on-crossing (or the oldest idle
+/// sample of the current idle run in that span), so RFD 20–80 % finds t20 below the on-level, also on a pre-load.
+///
+/// **Recordings.** An automatic recording starts with its first accepted effort (start = effort start −
+/// pre-roll, clamped to the first sample seen since the previous recording ended) and ends when no effort
+/// started for ``SegmenterSettings/sessionGapMicros`` after the last effort's end (end = last effort end +
+/// post-roll, clamped to the last sample), at ``endOfStream(emit:)`` or at ``endRecording(emit:)``. When it
+/// closes, efforts whose peak above baseline is below ``SegmenterSettings/minimumPeakFractionOfRecordingMax`` of
+/// the best are removed as false starts. An explicit recording (``beginRecording(atMicros:emit:)``) ends only at
+/// ``endRecording(emit:)`` or ``endOfStream(emit:)``, at the last sample.
+///
+/// **Bad input never traps.** Non-finite forces and samples older than the previous one are skipped and counted
+/// in ``rejectedSamples``; extreme times saturate.
+///
+/// - Important: One segmenter per device stream, driven from one thread (it is a value type).
+public struct EffortSegmenter: Sendable {
+    /// How many idle samples are kept for the baseline median and the rising edge (≈ 11 s at the Progressor's
+    /// ≈ 88 Hz). Preallocated.
+    public static let idleHistoryCapacity = 1024
+    /// Effort samples preallocated for (≈ 90 s at ≈ 88 Hz); longer efforts grow the buffer once, which is kept.
+    public static let effortCapacity = 8192
+
+    /// The segmentation knobs.
+    public let settings: SegmenterSettings
+    /// The current baseline (kg, raw); `nil` before the first sample of a stream.
+    public private(set) var baselineKg: Float?
+    /// Samples skipped because their force was not finite or their time was older than the previous sample.
+    public private(set) var rejectedSamples = 0
+    /// Whether a recording is open.
+    public var isRecording: Bool { recording != nil }
+
+    private enum Phase: Sendable {
+        /// Below the on-level; samples feed the baseline.
+        case idle
+        /// Inside an effort candidate; the baseline is frozen.
+        case effort
+        /// An effort was force-closed (explicit stop); no new effort until force falls below the off-level.
+        case waitingForRelease
+    }
+
+    private struct OpenRecording: Sendable {
+        var startMicros: Int64
+        var explicit: Bool
+    }
+
+    private var phase = Phase.idle
+    private var history: IdleHistory
+    /// Time of the first sample of the current idle run (stream µs); `nil` outside one.
+    private var idleRunStart: Int64? = nil
+    /// Last sample of the current stream segment; `nil` at stream start and after an interruption.
+    private var last: ForceSample? = nil
+    /// Time of the last accepted sample (stream µs), across interruptions; orders input.
+    private var lastMicros: Int64? = nil
+
+    // The effort candidate (valid while `phase == .effort`).
+    /// Rising edge + effort samples + the first sample after the off-crossing.
+    private var trace: [ForceSample]
+    private var effortStart: Int64 = 0
+    private var effortBaseline: Float = 0
+    private var effortPeak: Float = 0
+    private var effortAnnounced = false
+    private var effortTruncatedStart = false
+
+    // The recording.
+    private var recording: OpenRecording? = nil
+    /// Efforts of the open recording (live list, before false-start removal).
+    private var recordingEfforts: [Effort]
+    /// End of the open recording's last effort (stream µs).
+    private var lastEffortEnd: Int64? = nil
+    /// First sample after the open recording's prospective end (last effort end + post-roll).
+    private var firstSampleAfterProspectiveEnd: Int64? = nil
+    /// Earliest time a new recording may start: the first sample seen since the previous one ended.
+    private var recordingFloor: Int64? = nil
+
+    /// Creates a segmenter and preallocates its buffers.
+    ///
+    /// - Parameter settings: Thresholds, durations and gaps (kg above baseline, stream µs).
+    public init(settings: SegmenterSettings = .init()) {
+        self.settings = settings
+        history = IdleHistory(capacity: Self.idleHistoryCapacity)
+        trace = []
+        trace.reserveCapacity(Self.effortCapacity)
+        recordingEfforts = []
+        recordingEfforts.reserveCapacity(64)
+    }
+
+    // MARK: - Input
+
+    /// Processes one sample.
+    ///
+    /// HOT PATH: no allocation in steady state (buffers are preallocated and reused), no lock, no I/O.
+    ///
+    /// - Parameters:
+    ///   - micros: Sample time on the stream timeline (µs, from ``DeviceClock``); must not go backwards.
+    ///   - kilograms: Force as reported (kg). Non-finite values are skipped and counted.
+    ///   - emit: Receives the events this sample completes, in order.
+    public mutating func ingest(micros: Int64, kilograms: Float, emit: (SegmentEvent) -> Void) {
+        // HOT PATH: no allocation, lock, syscall or log
+        guard kilograms.isFinite else {
+            rejectedSamples += 1
+            return
+        }
+        if let lastMicros, micros < lastMicros {
+            rejectedSamples += 1
+            return
+        }
+        lastMicros = micros
+        if let lastEffortEnd, firstSampleAfterProspectiveEnd == nil,
+            micros > lastEffortEnd.saturatingAdding(settings.postRollMicros)
+        {
+            firstSampleAfterProspectiveEnd = micros
+        }
+        closeRecordingAfterSessionGap(now: micros, emit: emit)
+        if recordingFloor == nil { recordingFloor = micros }
+
+        let sample = ForceSample(micros: micros, kilograms: kilograms)
+        defer { last = sample }
+        switch phase {
+        case .idle:
+            guard let baseline = baselineKg else {
+                appendIdle(sample)
+                return
+            }
+            if Double(kilograms) >= Double(baseline) + Double(settings.onAboveBaseline) {
+                beginEffort(at: sample, baseline: baseline, emit: emit)
+            } else {
+                appendIdle(sample)
+            }
+        case .effort:
+            let offLevel = Double(effortBaseline) + Double(settings.offAboveBaseline)
+            trace.append(sample)
+            if Double(kilograms) < offLevel {
+                let end = last.map { Self.crossingTime(from: $0, to: sample, level: offLevel) } ?? micros
+                closeEffort(endMicros: end, open: effortTruncatedStart, emit: emit)
+                phase = .idle
+                appendIdle(sample)
+            } else {
+                if kilograms > effortPeak { effortPeak = kilograms }
+                announceIfAccepted(now: micros, emit: emit)
+            }
+        case .waitingForRelease:
+            let baseline = baselineKg ?? kilograms
+            if Double(kilograms) < Double(baseline) + Double(settings.offAboveBaseline) {
+                phase = .idle
+                appendIdle(sample)
+            }
+        }
+    }
+
+    /// The stream was interrupted (disconnect, low-power warning): closes an effort in progress as open, ending
+    /// at the last sample, and keeps the recording open.
+    ///
+    /// The recording still ends after ``SegmenterSettings/sessionGapMicros`` of idle (checked when samples
+    /// resume on the same timeline), at ``endRecording(emit:)`` or at ``endOfStream(emit:)``. The baseline is kept
+    /// until the resumed stream has been idle for ``SegmenterSettings/baselineSettleMicros``; if force is already
+    /// above the on-level when samples resume, that effort starts at the first resumed sample and is open.
+    ///
+    /// - Parameter emit: Receives `effortEnded` (and `recordingStarted`/`effortStarted` if the cut effort is only
+    ///   now accepted).
+    public mutating func interruption(emit: (SegmentEvent) -> Void) {
+        if phase == .effort {
+            closeEffort(endMicros: last?.micros ?? effortStart, open: true, emit: emit)
+        }
+        phase = .idle
+        last = nil
+        idleRunStart = nil
+        history.removeAll()
+    }
+
+    /// The stream ended: closes an effort in progress as open (ending at the last sample), closes the recording,
+    /// and returns to the initial state, ready for a new stream (``rejectedSamples`` is kept).
+    ///
+    /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
+    public mutating func endOfStream(emit: (SegmentEvent) -> Void) {
+        interruption(emit: emit)
+        closeRecording(emit: emit)
+        baselineKg = nil
+        lastMicros = nil
+        recordingFloor = nil
+    }
+
+    // MARK: - Explicit recordings
+
+    /// Opens an explicit recording (`griptrack record`) that ends only at ``endRecording(emit:)`` or
+    /// ``endOfStream(emit:)``.
+    ///
+    /// If a recording is already open, it becomes explicit (it keeps its start) and nothing is emitted.
+    ///
+    /// - Parameters:
+    ///   - atMicros: Start of the recording on the stream timeline (µs), usually the last sample's time.
+    ///   - emit: Receives `recordingStarted(startMicros: atMicros)`.
+    public mutating func beginRecording(atMicros: Int64, emit: (SegmentEvent) -> Void) {
+        if recording != nil {
+            recording?.explicit = true
+            return
+        }
+        recording = OpenRecording(startMicros: atMicros, explicit: true)
+        emit(.recordingStarted(startMicros: atMicros))
+    }
+
+    /// Stops the open recording (explicit stop), automatic or explicit. No effect if none is open.
+    ///
+    /// An effort in progress is closed as open at the last sample, and no new effort starts until force falls
+    /// below the off-level. An explicit recording ends at the last sample; an automatic one at its last effort
+    /// end + post-roll, clamped to the last sample.
+    ///
+    /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
+    public mutating func endRecording(emit: (SegmentEvent) -> Void) {
+        guard recording != nil else { return }
+        if phase == .effort {
+            closeEffort(endMicros: last?.micros ?? effortStart, open: true, emit: emit)
+            phase = .waitingForRelease
+            idleRunStart = nil
+        }
+        closeRecording(emit: emit)
+    }
+
+    // MARK: - Baseline
+
+    private mutating func appendIdle(_ sample: ForceSample) {
+        history.append(micros: sample.micros, kilograms: sample.kilograms)
+        let runStart = idleRunStart ?? sample.micros
+        idleRunStart = runStart
+        let settled = sample.micros.saturatingSubtracting(runStart) >= settings.baselineSettleMicros
+        guard baselineKg == nil || settled else { return }
+        let since = Swift.max(runStart, sample.micros.saturatingSubtracting(settings.baselineWindowMicros))
+        if let median = history.median(since: since) { baselineKg = median }
+    }
+
+    // MARK: - Efforts
+
+    private mutating func beginEffort(at sample: ForceSample, baseline: Float, emit: (SegmentEvent) -> Void) {
+        trace.removeAll(keepingCapacity: true)
+        effortBaseline = baseline
+        effortPeak = sample.kilograms
+        effortAnnounced = false
+        if let previous = last {
+            let onLevel = Double(baseline) + Double(settings.onAboveBaseline)
+            effortStart = Self.crossingTime(from: previous, to: sample, level: onLevel)
+            effortTruncatedStart = false
+            appendRisingEdge(before: effortStart, baseline: baseline)
+        } else {
+            // Resumed (or started) above the on-level: the rise was not seen.
+            effortStart = sample.micros
+            effortTruncatedStart = true
+        }
+        trace.append(sample)
+        idleRunStart = nil
+        phase = .effort
+        announceIfAccepted(now: sample.micros, emit: emit)
+    }
+
+    /// Copies the rising edge from the idle history into `trace`, oldest first.
+    private mutating func appendRisingEdge(before crossing: Int64, baseline: Float) {
+        let earliest = Swift.max(
+            idleRunStart ?? crossing, crossing.saturatingSubtracting(settings.risingEdgeLookbackMicros))
+        var oldestAge = -1
+        var age = 0
+        while age < history.count {
+            let sample = history.sample(age: age)
+            if sample.micros < earliest { break }
+            oldestAge = age
+            if sample.kilograms <= baseline { break }
+            age += 1
+        }
+        while oldestAge >= 0 {
+            trace.append(history.sample(age: oldestAge))
+            oldestAge -= 1
+        }
+    }
+
+    /// Accepts the candidate as soon as it has lasted the minimum duration and reached the minimum peak.
+    private mutating func announceIfAccepted(now: Int64, emit: (SegmentEvent) -> Void) {
+        guard !effortAnnounced, isAcceptable(endMicros: now) else { return }
+        announce(emit: emit)
+    }
+
+    private func isAcceptable(endMicros: Int64) -> Bool {
+        endMicros.saturatingSubtracting(effortStart) >= settings.minimumDurationMicros
+            && Double(effortPeak) >= Double(effortBaseline) + Double(settings.minimumPeakAboveBaseline)
+    }
+
+    private mutating func announce(emit: (SegmentEvent) -> Void) {
+        effortAnnounced = true
+        if recording == nil {
+            let floor = recordingFloor ?? effortStart
+            let start = Swift.min(
+                effortStart, Swift.max(effortStart.saturatingSubtracting(settings.preRollMicros), floor))
+            recording = OpenRecording(startMicros: start, explicit: false)
+            emit(.recordingStarted(startMicros: start))
+        }
+        emit(.effortStarted(startMicros: effortStart))
+    }
+
+    private mutating func closeEffort(endMicros: Int64, open: Bool, emit: (SegmentEvent) -> Void) {
+        defer {
+            trace.removeAll(keepingCapacity: true)
+            effortAnnounced = false
+        }
+        let end = Swift.max(endMicros, effortStart)
+        guard effortAnnounced || isAcceptable(endMicros: end) else { return }
+        guard let metrics = EffortMetrics(trace: trace, startMicros: effortStart, endMicros: end) else { return }
+        if !effortAnnounced { announce(emit: emit) }
+        let effort = Effort(
+            metrics: metrics, startMicros: effortStart, endMicros: end, baselineKg: effortBaseline, open: open)
+        recordingEfforts.append(effort)
+        lastEffortEnd = end
+        firstSampleAfterProspectiveEnd = nil
+        emit(.effortEnded(effort))
+    }
+
+    // MARK: - Recordings
+
+    private mutating func closeRecordingAfterSessionGap(now: Int64, emit: (SegmentEvent) -> Void) {
+        guard let recording, !recording.explicit, let lastEffortEnd else { return }
+        let deadline = lastEffortEnd.saturatingAdding(settings.sessionGapMicros)
+        guard now >= deadline else { return }
+        // An effort that started within the gap still belongs to this recording.
+        if phase == .effort, effortStart < deadline { return }
+        closeRecording(emit: emit)
+    }
+
+    private mutating func closeRecording(emit: (SegmentEvent) -> Void) {
+        guard let open = recording else { return }
+        let lastSample = lastMicros ?? open.startMicros
+        var end = lastSample
+        var nextFloor: Int64? = nil
+        if !open.explicit, let lastEffortEnd {
+            end = Swift.min(lastEffortEnd.saturatingAdding(settings.postRollMicros), lastSample)
+            nextFloor = firstSampleAfterProspectiveEnd
+        }
+        end = Swift.max(end, open.startMicros)
+
+        var best = -Double.infinity
+        for effort in recordingEfforts { best = Swift.max(best, Double(effort.peakAboveBaselineKg)) }
+        let threshold = Double(settings.minimumPeakFractionOfRecordingMax) * best
+        var kept: [Effort] = []
+        kept.reserveCapacity(recordingEfforts.count)
+        for effort in recordingEfforts where !(Double(effort.peakAboveBaselineKg) < threshold) {
+            kept.append(effort)
+        }
+        let finished = Recording(
+            startMicros: open.startMicros, endMicros: end, efforts: kept,
+            falseStartsDropped: recordingEfforts.count - kept.count)
+
+        recording = nil
+        recordingEfforts.removeAll(keepingCapacity: true)
+        lastEffortEnd = nil
+        firstSampleAfterProspectiveEnd = nil
+        recordingFloor = nextFloor
+        emit(.recordingEnded(finished))
+    }
+
+    // MARK: - Interpolation
+
+    /// Linearly interpolated time at which the segment `a → b` passes `level` (stream µs, within `[a, b]`).
+    static func crossingTime(from a: ForceSample, to b: ForceSample, level: Double) -> Int64 {
+        let rise = Double(b.kilograms) - Double(a.kilograms)
+        guard rise != 0 else { return b.micros }
+        let fraction = (level - Double(a.kilograms)) / rise
+        let time = Double(a.micros) + fraction * (Double(b.micros) - Double(a.micros))
+        return Int64.clamping(time, lower: a.micros, upper: b.micros)
+    }
+}
