@@ -1,0 +1,352 @@
+import Synchronization
+import Testing
+@testable import GripStream
+
+/// An entry as the tests push and expect it, with the value copied out of the ring.
+struct Entry: Equatable, CustomStringConvertible {
+    var kind: RingEntryKind
+    var handle: UInt16
+    var hostMicros: Int64
+    var value: [UInt8]
+
+    var description: String { "\(kind) h=\(handle) t=\(hostMicros) len=\(value.count)" }
+
+    /// A deterministic entry for sequence number `sequence`: the value bytes, length, handle, time and kind all
+    /// derive from it, so a lost, reordered or torn entry shows up as a mismatch.
+    static func derived(from sequence: Int, lengths: [Int] = [0, 1, 2, 10, 20, 162, 511, 512]) -> Entry {
+        let length = lengths[sequence % lengths.count]
+        return Entry(
+            kind: sequence % 3 == 0 ? .write : .notification,
+            handle: UInt16(truncatingIfNeeded: sequence &* 7),
+            hostMicros: Int64(sequence) * 1_000 + 17,
+            value: (0..<length).map { UInt8(truncatingIfNeeded: sequence &* 31 &+ $0 &* 13 &+ (sequence >> 8)) }
+        )
+    }
+}
+
+extension NotificationRing {
+    func tryPush(_ entry: Entry) -> Bool {
+        entry.value.withUnsafeBytes {
+            tryPush(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: $0)
+        }
+    }
+
+    func pushWaiting(_ entry: Entry) -> Bool {
+        entry.value.withUnsafeBytes {
+            pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: $0)
+        }
+    }
+
+    func pop(max: Int = .max) -> [Entry] {
+        var entries: [Entry] = []
+        _ = popBatch(max: max) {
+            entries.append(Entry(kind: $0.kind, handle: $0.handle, hostMicros: $0.hostMicros, value: Array($0.value)))
+        }
+        return entries
+    }
+}
+
+@Suite("NotificationRing")
+struct NotificationRingTests {
+    @Test("entries come out in push order with byte-exact values across many wraparounds")
+    func fifoAcrossWraparound() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        var pushed: [Entry] = []
+        var popped: [Entry] = []
+        var sequence = 0
+        var round = 0
+        while sequence < 1_000 {
+            // Uneven bursts and batch sizes so the indices wrap at every slot position.
+            let burst = 1 + round % 8
+            for _ in 0..<burst {
+                let entry = Entry.derived(from: sequence)
+                if ring.tryPush(entry) {
+                    pushed.append(entry)
+                    sequence += 1
+                }
+            }
+            popped += ring.pop(max: 1 + round % 5)
+            round += 1
+        }
+        popped += ring.pop()
+        #expect(ring.pop().isEmpty)
+        #expect(popped.count == pushed.count)
+        #expect(popped == pushed)
+        #expect(ring.oversized == 0)
+    }
+
+    @Test("popBatch pops at most max entries and 0 from an empty ring")
+    func popBatchHonoursMax() {
+        let ring = NotificationRing(capacityPowerOfTwo: 16)
+        #expect(ring.pop().isEmpty)
+        let entries = (0..<10).map { Entry.derived(from: $0) }
+        for entry in entries { #expect(ring.tryPush(entry)) }
+        #expect(ring.pop(max: 3) == Array(entries[0..<3]))
+        #expect(ring.pop(max: 0).isEmpty)
+        #expect(ring.pop(max: 100) == Array(entries[3...]))
+        #expect(ring.pop().isEmpty)
+    }
+
+    @Test("link events and end of stream carry their kind and an empty value")
+    func linkEvents() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        let events = [RingEntryKind.connected, .disconnected, .endOfStream].enumerated().map {
+            Entry(kind: $0.element, handle: 0, hostMicros: Int64($0.offset), value: [])
+        }
+        for event in events { #expect(ring.tryPush(event)) }
+        #expect(ring.pop() == events)
+    }
+
+    @Test("full ring rejects the push, counts the drop and keeps the queued entries intact")
+    func fullRingDropsAndCounts() {
+        let ring = NotificationRing(capacityPowerOfTwo: 4)
+        let queued = (0..<4).map { Entry.derived(from: $0) }
+        for entry in queued { #expect(ring.tryPush(entry)) }
+        #expect(!ring.tryPush(Entry.derived(from: 100)))
+        #expect(ring.dropped == 1)
+        #expect(!ring.tryPush(Entry.derived(from: 101)))
+        #expect(ring.dropped == 2)
+
+        #expect(ring.pop(max: 1) == [queued[0]])
+        let late = Entry.derived(from: 102)
+        #expect(ring.tryPush(late))
+        #expect(ring.dropped == 2)
+        #expect(ring.pop() == Array(queued[1...]) + [late])
+    }
+
+    @Test("a value over 512 bytes is rejected and counted as oversized, not truncated")
+    func oversizedValueIsRejected() {
+        let ring = NotificationRing(capacityPowerOfTwo: 4)
+        let tooLong = Entry(kind: .notification, handle: 0x0E, hostMicros: 1, value: Array(repeating: 0xAB, count: 513))
+        #expect(!ring.tryPush(tooLong))
+        #expect(!ring.pushWaiting(tooLong))
+        #expect(ring.oversized == 2)
+        #expect(ring.dropped == 0)
+        #expect(ring.pop().isEmpty)
+
+        let longest = Entry(kind: .notification, handle: 0x0E, hostMicros: 2, value: Array(repeating: 0xCD, count: 512))
+        #expect(ring.tryPush(longest))
+        #expect(ring.pop() == [longest])
+    }
+
+    @Test("a capacity that is not a power of two traps")
+    func capacityMustBePowerOfTwo() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NotificationRing(capacityPowerOfTwo: 12)
+        }
+    }
+
+    @Test("pushWaiting blocks while the ring is full and completes once the consumer pops")
+    func pushWaitingBlocksUntilSpaceIsFreed() {
+        let ring = NotificationRing(capacityPowerOfTwo: 2)
+        let first = [Entry.derived(from: 0), Entry.derived(from: 1)]
+        for entry in first { #expect(ring.tryPush(entry)) }
+        let waiting = Entry.derived(from: 2)
+        let returned = Flag()
+        let producer = TestThread {
+            #expect(ring.pushWaiting(waiting))
+            returned.set()
+        }
+        pause(milliseconds: 200)
+        #expect(!returned.isSet, "pushWaiting returned while the ring was full")
+
+        #expect(ring.pop(max: 1) == [first[0]])
+        #expect(returned.wait(upTo: 30), "pushWaiting did not return after the consumer freed a slot")
+        producer.join()
+        #expect(ring.pop() == [first[1], waiting])
+        #expect(ring.dropped == 0)
+    }
+
+    @Test("waitForData does not return while the ring is empty and returns once an entry arrives")
+    func waitForDataWakesOnFirstEntry() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        let returned = Flag()
+        let entry = Entry.derived(from: 5)
+        let consumer = TestThread {
+            ring.waitForData()
+            returned.set()
+            #expect(ring.pop() == [entry])
+        }
+        pause(milliseconds: 200)
+        #expect(!returned.isSet, "waitForData returned while the ring was empty")
+
+        #expect(ring.tryPush(entry))
+        #expect(returned.wait(upTo: 30), "waitForData did not return after an entry arrived")
+        consumer.join()
+    }
+
+    @Test("waitForData returns at once when the ring already holds an entry")
+    func waitForDataWithDataPresent() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        let entry = Entry.derived(from: 9)
+        #expect(ring.tryPush(entry))
+        ring.waitForData()
+        #expect(ring.pop() == [entry])
+    }
+
+    @Test("a stale eventfd wakeup does not make waitForData return while the ring is empty")
+    func staleWakeupIsAbsorbed() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        // The count a producer can leave behind when the consumer found data on its re-check.
+        #expect(throws: Never.self) { try ring.dataReady.signal() }
+        let returned = Flag()
+        let consumer = TestThread {
+            ring.waitForData()
+            returned.set()
+        }
+        pause(milliseconds: 200)
+        #expect(!returned.isSet, "waitForData returned on a stale wakeup with an empty ring")
+
+        #expect(ring.tryPush(Entry.derived(from: 1)))
+        #expect(returned.wait(upTo: 30))
+        consumer.join()
+    }
+
+    @Test("close frees the ring once, and the counters stay readable after it")
+    func closeIsIdempotent() {
+        let ring = NotificationRing(capacityPowerOfTwo: 2)
+        for sequence in 0..<3 { _ = ring.tryPush(Entry.derived(from: sequence)) }
+        ring.close()
+        ring.close()
+        #expect(ring.dropped == 1)
+    }
+}
+
+/// Two-thread stress tests, run under TSan by `make test-tsan` (`--filter RingStress`). Producer and consumer derive
+/// every field from the sequence number without allocating, so the threads spend their time in the ring.
+@Suite("RingStress: one producer thread, one consumer thread")
+struct RingStressTests {
+    /// Mostly short values (like real notifications) with a full 512-byte value now and then.
+    static let lengths = [0, 10, 18, 1, 162, 20, 2, 512, 10, 10, 162, 3]
+
+    static func byte(_ sequence: Int, _ index: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: sequence &* 31 &+ index &* 13 &+ (sequence >> 8))
+    }
+
+    /// Pushes entry `sequence`, built in `buffer`, with `push`; returns what `push` returned.
+    static func push(
+        _ sequence: Int,
+        in buffer: UnsafeMutableRawBufferPointer,
+        with push: (RingEntryKind, UInt16, Int64, UnsafeRawBufferPointer) -> Bool
+    ) -> Bool {
+        let length = lengths[sequence % lengths.count]
+        for index in 0..<length { buffer[index] = byte(sequence, index) }
+        return push(
+            sequence % 3 == 0 ? .write : .notification,
+            UInt16(truncatingIfNeeded: sequence &* 7),
+            Int64(sequence) * 1_000 + 17,
+            UnsafeRawBufferPointer(rebasing: buffer[0..<length])
+        )
+    }
+
+    /// Whether `entry` is exactly entry `sequence`.
+    static func matches(_ entry: RingEntry, _ sequence: Int) -> Bool {
+        let length = lengths[sequence % lengths.count]
+        guard entry.kind == (sequence % 3 == 0 ? .write : .notification),
+            entry.handle == UInt16(truncatingIfNeeded: sequence &* 7),
+            entry.hostMicros == Int64(sequence) * 1_000 + 17,
+            entry.value.count == length
+        else { return false }
+        for index in 0..<length where entry.value[index] != byte(sequence, index) { return false }
+        return true
+    }
+
+    @Test("2 million entries arrive in order with intact values when the producer waits for space")
+    func losslessWithPushWaiting() {
+        let total = 2_000_000
+        let ring = NotificationRing(capacityPowerOfTwo: 64)
+        let producer = TestThread {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
+            defer { buffer.deallocate() }
+            for sequence in 0..<total {
+                let pushed = Self.push(sequence, in: buffer) {
+                    ring.pushWaiting(kind: $0, handle: $1, hostMicros: $2, value: $3)
+                }
+                precondition(pushed)
+            }
+            precondition(ring.pushWaiting(Entry(kind: .endOfStream, handle: 0, hostMicros: -1, value: [])))
+        }
+
+        var next = 0
+        var mismatches: [String] = []
+        var ended = false
+        var batch = 0
+        var emptyWakeups = 0
+        while !ended {
+            ring.waitForData()
+            batch += 1
+            let popped = ring.popBatch(max: 1 + batch % 97) { entry in
+                if entry.kind == .endOfStream {
+                    ended = true
+                    return
+                }
+                if !Self.matches(entry, next), mismatches.count < 5 {
+                    mismatches.append("entry \(next): got \(entry.kind) h=\(entry.handle) t=\(entry.hostMicros)")
+                }
+                next += 1
+            }
+            if popped == 0 { emptyWakeups += 1 }
+        }
+        producer.join()
+
+        #expect(mismatches == [])
+        #expect(next == total)
+        #expect(emptyWakeups == 0, "waitForData returned while the ring was empty")
+        #expect(ring.dropped == 0)
+        #expect(ring.pop().isEmpty)
+    }
+
+    @Test("with a dropping producer every entry either arrives intact and in order or is counted as dropped")
+    func droppingProducerLosesNothingUncounted() {
+        let total = 1_000_000
+        let ring = NotificationRing(capacityPowerOfTwo: 32)
+        let rejected = Counter()
+        let producer = TestThread {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
+            defer { buffer.deallocate() }
+            var failures = 0
+            for sequence in 0..<total {
+                let pushed = Self.push(sequence, in: buffer) {
+                    ring.tryPush(kind: $0, handle: $1, hostMicros: $2, value: $3)
+                }
+                if !pushed { failures += 1 }
+            }
+            rejected.add(failures)
+            precondition(ring.pushWaiting(Entry(kind: .endOfStream, handle: 0, hostMicros: -1, value: [])))
+        }
+
+        var received = 0
+        var last = -1
+        var mismatches: [String] = []
+        var ended = false
+        while !ended {
+            ring.waitForData()
+            _ = ring.popBatch(max: 64) { entry in
+                if entry.kind == .endOfStream {
+                    ended = true
+                    return
+                }
+                // The sequence number is recoverable from the time stamp; everything else must match it.
+                let sequence = Int((entry.hostMicros - 17) / 1_000)
+                if sequence <= last || !Self.matches(entry, sequence), mismatches.count < 5 {
+                    mismatches.append("entry \(sequence) after \(last): got \(entry.kind) h=\(entry.handle)")
+                }
+                last = sequence
+                received += 1
+            }
+        }
+        producer.join()
+
+        #expect(mismatches == [])
+        #expect(ring.dropped == rejected.value)
+        #expect(received + ring.dropped == total)
+        #expect(received > 0)
+    }
+}
+
+/// A total one thread publishes and another reads after a join.
+final class Counter: Sendable {
+    private let total = Atomic<Int>(0)
+    var value: Int { total.load(ordering: .acquiring) }
+    func add(_ amount: Int) { total.add(amount, ordering: .releasing) }
+}
