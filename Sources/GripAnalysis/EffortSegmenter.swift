@@ -8,7 +8,8 @@
 /// ``SegmenterSettings/baselineWindowMicros`` (1.5 s), so it follows a constant pre-load (≈ 5 kg) and slow
 /// drift but ignores the short rising edge of a pull. It is frozen during an effort, and after an effort (or an
 /// interruption) it stays frozen until the idle run is ``SegmenterSettings/baselineSettleMicros`` long, so the
-/// release tail cannot lift it. The first baseline of a stream is taken from its first samples at once.
+/// release tail cannot lift it. At the start of a stream the baseline follows every idle sample until the first
+/// idle run has settled.
 ///
 /// **Efforts.** A candidate starts when force reaches baseline + ``SegmenterSettings/onAboveBaseline`` and ends
 /// when it falls below baseline + ``SegmenterSettings/offAboveBaseline`` (hysteresis); both crossing times are
@@ -63,6 +64,8 @@ public struct EffortSegmenter: Sendable {
 
     private var phase = Phase.idle
     private var history: IdleHistory
+    /// Until the first idle run of a stream has settled, the baseline follows every idle sample.
+    private var baselineProvisional = true
     /// Time of the first sample of the current idle run (stream µs); `nil` outside one.
     private var idleRunStart: Int64? = nil
     /// Last sample of the current stream segment; `nil` at stream start and after an interruption.
@@ -193,6 +196,7 @@ public struct EffortSegmenter: Sendable {
         interruption(emit: emit)
         closeRecording(emit: emit)
         baselineKg = nil
+        baselineProvisional = true
         lastMicros = nil
         recordingFloor = nil
     }
@@ -240,7 +244,8 @@ public struct EffortSegmenter: Sendable {
         let runStart = idleRunStart ?? sample.micros
         idleRunStart = runStart
         let settled = sample.micros.saturatingSubtracting(runStart) >= settings.baselineSettleMicros
-        guard baselineKg == nil || settled else { return }
+        if settled { baselineProvisional = false }
+        guard baselineProvisional || settled else { return }
         let since = Swift.max(runStart, sample.micros.saturatingSubtracting(settings.baselineWindowMicros))
         if let median = history.median(since: since) { baselineKg = median }
     }

@@ -33,6 +33,34 @@ public struct SegmenterSettings: Sendable, Equatable, Codable {
     /// on-level, also on a pre-load.
     public var risingEdgeLookbackMicros: Int64 = 2_000_000
 
+    private enum CodingKeys: String, CodingKey {
+        case onAboveBaseline, offAboveBaseline, minimumDurationMicros, minimumPeakAboveBaseline
+        case minimumPeakFractionOfRecordingMax, sessionGapMicros, preRollMicros, postRollMicros
+        case baselineWindowMicros, baselineSettleMicros, risingEdgeLookbackMicros
+    }
+
+    /// Decodes settings; a missing key keeps its default, so older configurations still load.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: `DecodingError` when a present key has the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func read<T: Decodable>(_ key: CodingKeys, _ value: inout T) throws {
+            if let decoded = try c.decodeIfPresent(T.self, forKey: key) { value = decoded }
+        }
+        try read(.onAboveBaseline, &onAboveBaseline)
+        try read(.offAboveBaseline, &offAboveBaseline)
+        try read(.minimumDurationMicros, &minimumDurationMicros)
+        try read(.minimumPeakAboveBaseline, &minimumPeakAboveBaseline)
+        try read(.minimumPeakFractionOfRecordingMax, &minimumPeakFractionOfRecordingMax)
+        try read(.sessionGapMicros, &sessionGapMicros)
+        try read(.preRollMicros, &preRollMicros)
+        try read(.postRollMicros, &postRollMicros)
+        try read(.baselineWindowMicros, &baselineWindowMicros)
+        try read(.baselineSettleMicros, &baselineSettleMicros)
+        try read(.risingEdgeLookbackMicros, &risingEdgeLookbackMicros)
+    }
+
     /// Creates the default settings (`reference/domain.md` §5: 3.0 kg on, 1.5 kg off, ≥ 1 s, 5 min gap).
     public init() {}
 }
