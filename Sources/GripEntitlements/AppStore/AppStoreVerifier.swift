@@ -245,7 +245,7 @@ public struct AppStoreVerifier: Sendable {
             throw VerificationFailure(.format, "the header has no x5c certificate chain", payloadJSON: json)
         }
         guard x5c.count == 3 else {
-            throw VerificationFailure(.format, "x5c has \(x5c.count) certificates, App Store data has 3", payloadJSON: json)
+            throw VerificationFailure(.format, "x5c has \(x5c.count) certificate\(x5c.count == 1 ? "" : "s"), App Store data has 3", payloadJSON: json)
         }
         if let signedDate, signedDate > now.addingTimeInterval(Self.maxClockSkew) {
             throw VerificationFailure(
