@@ -82,7 +82,7 @@ extension EntitlementState {
                 events.append(state.apply(renewal: renewal, now: now))
             }
         }
-        state.lastSuccessfulVerification = now
+        state.lastSuccessfulVerification = state.clampedNow(now)
         return ApplyResult(state: state, events: events)
     }
 
