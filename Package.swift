@@ -16,12 +16,16 @@ let package = Package(
         .library(name: "GripWire", targets: ["GripWire"]),
         .library(name: "GripAnalysis", targets: ["GripAnalysis"]),
         .library(name: "GripStream", targets: ["GripStream"]),
+        .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -38,6 +42,16 @@ let package = Package(
         .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
         // SQLite through GRDB: schema, recordings, sample chunks, entitlement state, the quota transaction.
         .target(name: "GripStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
+        // The one place access is decided: resolver, App Store signed-data verifier, free-tier policy.
+        .target(
+            name: "GripEntitlements",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "griptrack",
             dependencies: [
@@ -69,6 +83,17 @@ let package = Package(
         .testTarget(
             name: "GripStoreTests",
             dependencies: ["GripStore", "store-crash-child", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "GripEntitlementsTests",
+            dependencies: [
+                "GripEntitlements",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [.copy("Vectors")],
             swiftSettings: strictSwift
         ),
     ]

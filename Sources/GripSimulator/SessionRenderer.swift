@@ -10,27 +10,29 @@ enum SimulatedGATT {
     /// As printed (most significant byte first).
     static let peer: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]
 
+    /// A Bluetooth SIG 16-bit UUID in canonical 128-bit form.
+    private static func sig(_ short: String) -> String { "0000\(short)-0000-1000-8000-00805f9b34fb" }
+
     static let database: GATTDatabase = {
         let profile = TindeqProgressor()
         return GATTDatabase(
             services: [
-                .init(startHandle: 0x0001, endHandle: 0x0007, uuid: "1800"),
-                .init(startHandle: 0x0008, endHandle: 0x000B, uuid: "1801"),
+                .init(startHandle: 0x0001, endHandle: 0x0007, uuid: sig("1800")),
+                .init(startHandle: 0x0008, endHandle: 0x000B, uuid: sig("1801")),
                 .init(startHandle: 0x000C, endHandle: 0x0011, uuid: profile.serviceUUID),
-                .init(startHandle: 0x0012, endHandle: 0x0015, uuid: "180f"),
-            ].map { GATTDatabase.Service(startHandle: $0.startHandle, endHandle: $0.endHandle,
-                                         uuid: GATTDatabase.canonicalUUID($0.uuid) ?? $0.uuid) },
+                .init(startHandle: 0x0012, endHandle: 0x0015, uuid: sig("180f")),
+            ],
             characteristics: [
                 .init(declarationHandle: 0x000D, properties: 0x10, valueHandle: dataValue,
                       uuid: profile.dataCharacteristicUUID),
                 .init(declarationHandle: 0x0010, properties: 0x0C, valueHandle: controlValue,
                       uuid: profile.controlCharacteristicUUID),
                 .init(declarationHandle: 0x0013, properties: 0x12, valueHandle: batteryLevelValue,
-                      uuid: GATTDatabase.canonicalUUID("2a19") ?? "2a19"),
+                      uuid: sig("2a19")),
             ],
             descriptors: [
-                .init(handle: dataCCCD, uuid: GATTDatabase.canonicalUUID("2902") ?? "2902"),
-                .init(handle: 0x0015, uuid: GATTDatabase.canonicalUUID("2902") ?? "2902"),
+                .init(handle: dataCCCD, uuid: sig("2902")),
+                .init(handle: 0x0015, uuid: sig("2902")),
             ])
     }()
 }

@@ -1,7 +1,6 @@
 import Foundation
 import GripAnalysis
 import GripWire
-import Synchronization
 
 /// How fast a capture is fed into the pipeline.
 public enum ReplaySpeed: Sendable, Equatable {
@@ -75,10 +74,9 @@ public enum CaptureReplay {
             settings: options.settings)
         var builder = ReplayReportBuilder(profile: choice.profile.identifier)
         let ring = NotificationRing(capacityPowerOfTwo: 4096)
-        let producerError = Mutex<CaptureError?>(nil)
+        let damage = DamageBox()
         let producer = Thread {
-            let error = feed(path: path, into: ring, speed: options.speed)
-            producerError.withLock { $0 = error }
+            damage.set(feed(path: path, into: ring, speed: options.speed))
         }
         producer.name = "griptrack-replay-reader"
         producer.start()
@@ -95,12 +93,11 @@ public enum CaptureReplay {
                 }
             }
         }
-        let damage = producerError.withLock { $0 }
         return builder.report(
             counters: processor.counters, clock: processor.clock,
             forceHandle: .init(handle: hex(choice.handle), source: choice.source.rawValue),
             capture: .init(datalink: survey.datalink, records: survey.records, bytes: survey.bytes,
-                           error: damage.map { "\($0)" }))
+                           error: damage.get().map { "\($0)" }))
     }
 
     /// The producer: reads the file and pushes every event, pacing by capture time when asked; always ends with
@@ -122,6 +119,16 @@ public enum CaptureReplay {
         ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
         return damage
     }
+}
+
+/// The producer's verdict on the capture, handed to the consumer.
+private final class DamageBox: @unchecked Sendable {
+    // SAFETY: `value` is only read or written while holding `lock`.
+    private let lock = NSLock()
+    private var value: CaptureError?
+
+    func set(_ error: CaptureError?) { lock.withLock { value = error } }
+    func get() -> CaptureError? { lock.withLock { value } }
 }
 
 /// A capture event flattened to what a ring slot holds.

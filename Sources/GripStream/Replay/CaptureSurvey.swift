@@ -44,7 +44,7 @@ struct CaptureSurvey {
                 survey.notifications[handle] = entry
             }
             survey.gatt = summary.gatt
-            survey.datalink = summary.datalink.map(\.rawValue)
+            survey.datalink = summary.datalink.rawValue
             survey.records = summary.records
             survey.bytes = summary.bytes
         } catch {

@@ -29,8 +29,9 @@ public struct ReplayReport: Codable, Sendable, Equatable {
     public struct RecordingReport: Codable, Sendable, Equatable {
         public var startS: Double
         public var endS: Double
-        public var maxKg: Double
-        public var avgKg: Double
+        /// Absent when every effort was open (open efforts do not count towards max and average).
+        public var maxKg: Double?
+        public var avgKg: Double?
         public var falseStartsDropped: Int
         public var efforts: [EffortReport]
     }
@@ -98,8 +99,8 @@ extension ReplayReport.RecordingReport {
     init(_ recording: Recording, origin: Int64) {
         startS = seconds(recording.startMicros - origin)
         endS = seconds(recording.endMicros - origin)
-        maxKg = kilograms(recording.maxKg)
-        avgKg = kilograms(recording.averageKg)
+        maxKg = recording.maxKg.map(kilograms)
+        avgKg = recording.averageKg.map(kilograms)
         falseStartsDropped = recording.falseStartsDropped
         efforts = recording.efforts.map { ReplayReport.EffortReport($0, origin: origin) }
     }

@@ -143,7 +143,7 @@ public final class NotificationRing: @unchecked Sendable {
             capacityPowerOfTwo > 0 && capacityPowerOfTwo <= 1 << 20 && capacityPowerOfTwo & (capacityPowerOfTwo - 1) == 0,
             "NotificationRing: capacity \(capacityPowerOfTwo) is not a power of two in 1...2^20"
         )
-        precondition(MemoryLayout<Int.AtomicRepresentation>.stride == 8, "NotificationRing: unexpected atomic layout")
+        precondition(MemoryLayout<UnsafeAtomic<Int>.Storage>.stride == 8, "NotificationRing: unexpected atomic layout")
         capacity = capacityPowerOfTwo
         mask = capacityPowerOfTwo - 1
 
@@ -154,9 +154,9 @@ public final class NotificationRing: @unchecked Sendable {
             byteCount: Self.controlBlockSize, alignment: Self.controlBlockAlignment
         )
         let words = unsafe control.bindMemory(
-            to: Int.AtomicRepresentation.self, capacity: Self.controlBlockSize / 8
+            to: UnsafeAtomic<Int>.Storage.self, capacity: Self.controlBlockSize / 8
         )
-        unsafe words.initialize(repeating: Int.AtomicRepresentation(0), count: Self.controlBlockSize / 8)
+        unsafe words.initialize(repeating: UnsafeAtomic<Int>.Storage(0), count: Self.controlBlockSize / 8)
         // SAFETY: word indices are offsets / 8 from the table in the header, all below 64.
         head = unsafe UnsafeAtomic(at: words + 0)
         consumerCachedTail = unsafe UnsafeAtomic(at: words + 1)
@@ -187,7 +187,7 @@ public final class NotificationRing: @unchecked Sendable {
         dataReady.close()
         spaceReady.close()
         // SAFETY: both blocks were allocated in init, and the exchange above lets only one caller get here.
-        unsafe control.bindMemory(to: Int.AtomicRepresentation.self, capacity: Self.controlBlockSize / 8)
+        unsafe control.bindMemory(to: UnsafeAtomic<Int>.Storage.self, capacity: Self.controlBlockSize / 8)
             .deinitialize(count: Self.controlBlockSize / 8)
         unsafe control.deallocate()
         unsafe slots.deallocate()

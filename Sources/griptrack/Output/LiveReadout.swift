@@ -42,8 +42,10 @@ final class LiveReadout {
         case .segment(.recordingStarted):
             write("\r\u{1B}[K── recording started ──\n")
         case .segment(.recordingEnded(let recording)):
-            write(String(format: "\r\u{1B}[K── recording ended: max %.1f kg, average %.1f kg ──\n",
-                         recording.maxKg, recording.averageKg))
+            let summary = recording.maxKg.map {
+                String(format: "max %.1f kg, average %.1f kg", $0, recording.averageKg ?? $0)
+            } ?? "no complete effort"
+            write("\r\u{1B}[K── recording ended: " + summary + " ──\n")
         case .device(.lowPowerWarning):
             write("\r\u{1B}[K!! device reports low battery; it will disconnect\n")
         case .link(let up, _):

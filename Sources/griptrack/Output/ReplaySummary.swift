@@ -14,12 +14,12 @@ struct ReplaySummary {
         default: "btsnoop"
         }
         lines.append("Replayed \(path) (\(format), \(report.capture.records) records, \(report.capture.bytes) bytes)")
-        var device = "\(report.device.profile) on handle \(report.forceHandle.handle) "
-        device += switch report.forceHandle.source {
+        let handleSource = switch report.forceHandle.source {
         case "discovery": "(from the capture's GATT discovery)"
         case "option": "(from --handle)"
         default: "(guessed from frame content: the capture has no GATT discovery)"
         }
+        var device = "\(report.device.profile) on handle \(report.forceHandle.handle) " + handleSource
         if let battery = report.device.batteryMv { device += ", battery \(battery) mV" }
         if let firmware = report.device.firmware { device += ", firmware \(firmware)" }
         lines.append(device)
@@ -37,9 +37,12 @@ struct ReplaySummary {
         if report.recordings.isEmpty { lines.append("No efforts found.") }
         for (index, recording) in report.recordings.enumerated() {
             lines.append("")
+            let strength = recording.maxKg.map {
+                String(format: ", max %.1f kg, average %.1f kg", $0, recording.avgKg ?? $0)
+            } ?? ""
             lines.append(String(
-                format: "Recording %d: %.1f–%.1f s, %d efforts, max %.1f kg, average %.1f kg",
-                index + 1, recording.startS, recording.endS, recording.efforts.count, recording.maxKg, recording.avgKg))
+                format: "Recording %d: %.1f–%.1f s, %d efforts", index + 1, recording.startS, recording.endS,
+                recording.efforts.count) + strength)
             if recording.falseStartsDropped > 0 {
                 lines.append("  (\(recording.falseStartsDropped) false start(s) ignored)")
             }
