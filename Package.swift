@@ -68,10 +68,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GripWireTests",
-            dependencies: ["GripWire", "GripTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["GripWire", "GripSimulator", "GripTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift
         ),
-        .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripTestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
         // A child process for GripStoreTests (SIGKILL while recording, processes racing for the last free slot).
         .executableTarget(

@@ -96,7 +96,7 @@ public enum CaptureCatalog {
             ])),
         Entry(
             name: "progressor-malformed",
-            summary: "One frame of every malformed kind mixed between pulls, plus a stray battery notification",
+            summary: "One frame of every malformed kind mixed between pulls, plus a stray DFU notification",
             session: ProgressorSession(seed: 18, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 10, ForceProgram(baseline: 0.3, pulls: [Pull(start: 3, hold: 4, peak: 24)])),

@@ -1,12 +1,13 @@
 import GripWire
 
-/// The simulated peripheral's GATT layout: GAP, GATT, the Progressor service and a Battery service (whose level
-/// notifications are the stray frames on the wrong handle).
+/// The simulated peripheral's GATT layout: GAP, GATT, the Progressor service and Nordic's Secure DFU service (the
+/// vendor states the Progressor carries it), whose control-point notifications are the stray frames on the wrong
+/// handle.
 enum SimulatedGATT {
     static let dataValue: UInt16 = 0x000E
     static let dataCCCD: UInt16 = 0x000F
     static let controlValue: UInt16 = 0x0011
-    static let batteryLevelValue: UInt16 = 0x0014
+    static let dfuControlValue: UInt16 = 0x0014
     /// As printed (most significant byte first).
     static let peer: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]
 
@@ -20,15 +21,15 @@ enum SimulatedGATT {
                 .init(startHandle: 0x0001, endHandle: 0x0007, uuid: sig("1800")),
                 .init(startHandle: 0x0008, endHandle: 0x000B, uuid: sig("1801")),
                 .init(startHandle: 0x000C, endHandle: 0x0011, uuid: profile.serviceUUID),
-                .init(startHandle: 0x0012, endHandle: 0x0015, uuid: sig("180f")),
+                .init(startHandle: 0x0012, endHandle: 0x0015, uuid: sig("fe59")),
             ],
             characteristics: [
                 .init(declarationHandle: 0x000D, properties: 0x10, valueHandle: dataValue,
                       uuid: profile.dataCharacteristicUUID),
                 .init(declarationHandle: 0x0010, properties: 0x0C, valueHandle: controlValue,
                       uuid: profile.controlCharacteristicUUID),
-                .init(declarationHandle: 0x0013, properties: 0x12, valueHandle: batteryLevelValue,
-                      uuid: sig("2a19")),
+                .init(declarationHandle: 0x0013, properties: 0x18, valueHandle: dfuControlValue,
+                      uuid: "8ec90001-f315-4f60-9fb8-838830daea50"),
             ],
             descriptors: [
                 .init(handle: dataCCCD, uuid: sig("2902")),
@@ -189,7 +190,7 @@ struct SessionRenderer {
         case .nonFinite: notify([0x01, 0x08] + littleEndianBytes(Float.nan.bitPattern) + Array(sample.suffix(4)))
         case .duplicateOfPrevious: if let last = lastWeightFrame { notify(last) }
         case .otherHandle:
-            writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.batteryLevelValue, value: [0x5F]),
+            writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dfuControlValue, value: [0x60, 0x01, 0x01]),
                              connection: connection, direction: .received, hostMicros: hostMicros,
                              aclDataLength: session.aclDataLength)
         }

@@ -1,4 +1,5 @@
 @testable import GripAnalysis
+import GripSimulator
 import Testing
 
 @Suite("IdleHistory")

@@ -1,3 +1,4 @@
+import GripSimulator
 import GripAnalysis
 
 /// A deterministic synthetic force signal sampled at the Tindeq Progressor's real timing.

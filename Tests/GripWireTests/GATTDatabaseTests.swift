@@ -1,3 +1,4 @@
+import GripSimulator
 import GripTestSupport
 import GripWire
 import Testing

@@ -29,18 +29,21 @@ public enum ReplayError: Error, CustomStringConvertible, Sendable {
     /// The capture could not be read before a single record (missing file, bad header).
     case unreadable(CaptureError)
     /// No handle in the capture carries frames of a supported device.
-    case noForceHandle(notifyingHandles: [UInt16])
+    case noForceHandle(notifyingHandles: [UInt16], hasDiscovery: Bool)
 
     public var description: String {
         switch self {
         case .unreadable(let error):
             return "cannot replay the capture: \(error)"
-        case .noForceHandle(let handles) where handles.isEmpty:
+        case .noForceHandle(let handles, _) where handles.isEmpty:
             return "the capture holds no notifications, so there is nothing to replay"
-        case .noForceHandle(let handles):
+        case .noForceHandle(let handles, let hasDiscovery):
             let list = handles.map { hex($0) }.joined(separator: ", ")
-            return "no notifying handle (\(list)) carries Progressor frames and the capture has no GATT discovery "
-                + "for the force characteristic; pass --handle 0xNNNN to choose one"
+            let discovery = hasDiscovery
+                ? "its GATT discovery shows no supported force device"
+                : "it has no GATT discovery to identify the force characteristic"
+            return "no notifying handle (\(list)) carries Progressor frames and \(discovery); "
+                + "if this is a force device, pass --handle 0xNNNN to choose one"
         }
     }
 }
@@ -60,7 +63,7 @@ public enum CaptureReplay {
     ) throws(ReplayError) -> ReplayReport {
         let survey = try CaptureSurvey.scan(path: path)
         guard let choice = survey.chooseForceHandle(option: options.handle) else {
-            throw .noForceHandle(notifyingHandles: survey.notifyingHandles)
+            throw .noForceHandle(notifyingHandles: survey.notifyingHandles, hasDiscovery: !survey.gatt.isEmpty)
         }
         return run(path: path, choice: choice, survey: survey, options: options, observer: observer)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GripStream
+import GripWire
 
 /// The human summary printed at the end of `griptrack replay`.
 struct ReplaySummary {
@@ -19,7 +20,8 @@ struct ReplaySummary {
         case "option": "(from --handle)"
         default: "(guessed from frame content: the capture has no GATT discovery)"
         }
-        var device = "\(report.device.profile) on handle \(report.forceHandle.handle) " + handleSource
+        let profileName = DeviceProfiles.named(report.device.profile)?.name ?? report.device.profile
+        var device = "\(profileName) on handle \(report.forceHandle.handle) " + handleSource
         if let battery = report.device.batteryMv { device += ", battery \(battery) mV" }
         if let firmware = report.device.firmware { device += ", firmware \(firmware)" }
         lines.append(device)
