@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "GripAnalysis", targets: ["GripAnalysis"]),
         .library(name: "GripStream", targets: ["GripStream"]),
         .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
+        .executable(name: "griptrackd", targets: ["griptrackd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -60,6 +63,25 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The service: a source into the stream, the socket protocol, sd_notify, lifecycle (DESIGN.md §2, §7).
+        .target(
+            name: "GripDaemon",
+            dependencies: [
+                "GripWire", "GripAnalysis", "GripStream",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "griptrackd",
+            dependencies: [
+                "GripDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "GripTestSupport",
             dependencies: ["GripWire", "GripAnalysis", "GripStream", "GripSimulator"],
@@ -72,6 +94,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "GripDaemonTests",
+            dependencies: ["GripDaemon", "GripStream", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift
+        ),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
         // A child process for GripStoreTests (SIGKILL while recording, processes racing for the last free slot).
         .executableTarget(

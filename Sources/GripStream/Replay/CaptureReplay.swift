@@ -135,14 +135,14 @@ private final class DamageBox: @unchecked Sendable {
 }
 
 /// A capture event flattened to what a ring slot holds.
-struct RingInput {
-    var kind: RingEntryKind
-    var handle: UInt16
-    var hostMicros: Int64
-    var value: [UInt8]
+package struct RingInput {
+    package var kind: RingEntryKind
+    package var handle: UInt16
+    package var hostMicros: Int64
+    package var value: [UInt8]
 
     /// Nil for events the pipeline has no use for (MTU exchange).
-    init?(_ event: CaptureEvent) {
+    package init?(_ event: CaptureEvent) {
         switch event {
         case .connected(_, _, let micros):
             self = .init(kind: .connected, handle: 0, hostMicros: micros, value: [])
@@ -166,15 +166,15 @@ struct RingInput {
 }
 
 /// Sleeps the producer so capture time advances at `speed` × wall time.
-struct Pacer {
+package struct Pacer {
     private let factor: Double?
     private var origin: (capture: Int64, wall: UInt64)?
 
-    init(speed: ReplaySpeed) {
+    package init(speed: ReplaySpeed) {
         if case .factor(let value) = speed, value > 0 { factor = value } else { factor = nil }
     }
 
-    mutating func wait(untilCaptureMicros micros: Int64) {
+    package mutating func wait(untilCaptureMicros micros: Int64) {
         guard let factor else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard let origin else {

@@ -11,27 +11,27 @@ public enum ForceHandleSource: String, Sendable {
 }
 
 /// The profile and handles a replay will use.
-struct ForceHandleChoice<Profile: DeviceProfile> {
-    var profile: Profile
-    var handle: UInt16
-    var controlHandle: UInt16?
-    var source: ForceHandleSource
+package struct ForceHandleChoice<Profile: DeviceProfile> {
+    package var profile: Profile
+    package var handle: UInt16
+    package var controlHandle: UInt16?
+    package var source: ForceHandleSource
 }
 
 /// A first, cheap pass over a capture: its GATT map and which handles notify what, so the force handle can be
 /// chosen before the replay starts (discovery may sit anywhere before the first notification, and a capture
 /// started mid-session has none at all).
-struct CaptureSurvey {
-    var gatt = GATTDatabase()
+package struct CaptureSurvey {
+    package var gatt = GATTDatabase()
     var datalink: UInt32?
     var records = 0
     var bytes: Int64 = 0
     /// Per notifying handle: notifications seen, and how many of them looked like each profile's data frames.
     var notifications: [UInt16: (total: Int, matching: [String: Int])] = [:]
 
-    var notifyingHandles: [UInt16] { notifications.keys.sorted() }
+    package var notifyingHandles: [UInt16] { notifications.keys.sorted() }
 
-    static func scan(path: String) throws(ReplayError) -> CaptureSurvey {
+    package static func scan(path: String) throws(ReplayError) -> CaptureSurvey {
         var survey = CaptureSurvey()
         do {
             let summary = try CaptureFile.read(path: path) { event in
@@ -56,7 +56,7 @@ struct CaptureSurvey {
     }
 
     /// The profile and handle to replay with, or nil when nothing in the capture looks like a force device.
-    func chooseForceHandle(option: UInt16?) -> ForceHandleChoice<TindeqProgressor>? {
+    package func chooseForceHandle(option: UInt16?) -> ForceHandleChoice<TindeqProgressor>? {
         // Only the Progressor exists today; with more profiles this picks the one whose UUIDs or frames match.
         let profile = TindeqProgressor()
         let control = gatt.valueHandle(forCharacteristic: profile.controlCharacteristicUUID)

@@ -1,0 +1,37 @@
+/// Who may use the daemon's socket, decided from the peer's credentials (SO_PEERCRED / SO_PEERGROUPS).
+public struct Authorization: Sendable, Equatable {
+    /// The daemon's own user id (its own tools may always watch).
+    public var daemonUID: UInt32
+    /// The id of the group whose members may watch, or nil when that group does not exist on this system.
+    public var watchGroupID: UInt32?
+    /// The group's name, for the refusal message.
+    public var watchGroupName: String
+
+    /// Creates a policy.
+    public init(daemonUID: UInt32, watchGroupID: UInt32?, watchGroupName: String) {
+        self.daemonUID = daemonUID
+        self.watchGroupID = watchGroupID
+        self.watchGroupName = watchGroupName
+    }
+
+    /// The verdict for one peer.
+    public enum Decision: Sendable, Equatable {
+        /// The peer may watch and ask for status.
+        case allowed
+        /// The peer is refused; the text says why and what to do.
+        case denied(String)
+    }
+
+    /// Decides whether a peer may watch.
+    /// - Parameters:
+    ///   - uid: the peer's user id.
+    ///   - gids: the peer's primary and supplementary group ids.
+    /// - Returns: `.allowed` for root, the daemon's own user and members of the watch group; `.denied` otherwise.
+    public func decide(uid: UInt32, gids: [UInt32]) -> Decision {
+        if uid == 0 || uid == daemonUID { return .allowed }
+        if let group = watchGroupID, gids.contains(group) { return .allowed }
+        return .denied(
+            "not authorized: uid \(uid) is not root and not in group \(watchGroupName); "
+                + "add the user to it (`usermod -aG \(watchGroupName) USER`, then log in again)")
+    }
+}

@@ -1,0 +1,43 @@
+import GripStream
+
+/// Everything `griptrackd` needs to start, already validated by the executable.
+public struct DaemonConfiguration: Sendable {
+    /// The Unix socket clients connect to (DESIGN.md §7).
+    public static let defaultSocketPath = "/run/griptrack/griptrack.sock"
+
+    /// Where the daemon listens; a stale socket file there is replaced, a live one is an error.
+    public var socketPath: String
+    /// A btsnoop capture to feed into the pipeline instead of the radio, or nil.
+    public var replayPath: String?
+    /// Replay pace: capture time divided by this factor (1 = realtime).
+    public var replaySpeed: Double
+    /// Hold the replay until the first client sends WATCH (demos and tests: nobody misses the start).
+    public var replayWaitsForWatcher: Bool
+    /// The group whose members may watch (besides root and the daemon's own user).
+    public var watchGroup: String
+    /// Bytes queued for one client before it counts as slow and is dropped.
+    public var clientBacklogLimit: Int
+    /// Install SIGTERM/SIGINT handlers that start a graceful shutdown (the executable does; tests do not).
+    public var handlesSignals: Bool
+    /// The release string sent in the VERSION greeting.
+    public var release: String
+
+    /// Creates a configuration; every parameter has the daemon's default.
+    public init(
+        socketPath: String = defaultSocketPath, replayPath: String? = nil, replaySpeed: Double = 1,
+        replayWaitsForWatcher: Bool = false, watchGroup: String = "griptrack", clientBacklogLimit: Int = 1 << 20,
+        handlesSignals: Bool = false, release: String = DaemonConfiguration.release
+    ) {
+        self.socketPath = socketPath
+        self.replayPath = replayPath
+        self.replaySpeed = replaySpeed
+        self.replayWaitsForWatcher = replayWaitsForWatcher
+        self.watchGroup = watchGroup
+        self.clientBacklogLimit = clientBacklogLimit
+        self.handlesSignals = handlesSignals
+        self.release = release
+    }
+
+    /// griptrack's release, as reported in VERSION.
+    public static let release = "0.1.0"
+}

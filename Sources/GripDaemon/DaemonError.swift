@@ -1,0 +1,25 @@
+import Glibc
+import GripStream
+
+/// Why the daemon could not start.
+public enum DaemonError: Error, CustomStringConvertible, Sendable {
+    /// A system call on the listening socket failed (what was attempted, errno text).
+    case socket(String, errno: Int32)
+    /// Another daemon already answers on the socket path.
+    case alreadyRunning(path: String)
+    /// The replay capture cannot be used.
+    case replay(ReplayError)
+
+    public var description: String {
+        switch self {
+        case .socket(let what, let code):
+            return "cannot \(what): \(String(cString: strerror(code))). Check that the directory exists and is writable "
+                + "by the daemon's user (systemd creates /run/griptrack through RuntimeDirectory=)."
+        case .alreadyRunning(let path):
+            return "another griptrackd is already listening on \(path). Stop it first (`systemctl stop griptrack`) "
+                + "or pass a different --socket."
+        case .replay(let error):
+            return "\(error). Check the file with `griptrack replay FILE`."
+        }
+    }
+}

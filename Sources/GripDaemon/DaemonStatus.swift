@@ -1,0 +1,43 @@
+import GripStream
+import Synchronization
+
+/// What STATUS reports, shared between the consumer thread (writer) and the socket thread (reader).
+///
+/// The consumer only ever uses `withLockIfAvailable`, so a reader holding the lock can delay an update by one
+/// batch but never blocks the hot path.
+final class DaemonStatus: Sendable {
+    struct Snapshot: Sendable, Equatable {
+        /// "replay" or "none" (the radio source is not wired yet).
+        var source = "none"
+        /// "connected", "disconnected", "ended" (replay finished) or "idle" (no device yet).
+        var deviceState = "idle"
+        var profile = "progressor"
+        var frames = FrameCounters()
+        /// Entries the ring refused because it was full (a live source's drops).
+        var ringDropped = 0
+        /// Values longer than a ring slot.
+        var ringOversized = 0
+        /// Pipeline outputs the hand-off to the socket thread had no room for.
+        var fanOutDropped = 0
+    }
+
+    private let state: Mutex<Snapshot>
+
+    init(source: String) {
+        var snapshot = Snapshot()
+        snapshot.source = source
+        state = Mutex(snapshot)
+    }
+
+    /// Consumer thread: publishes if the lock is free; otherwise the next batch will.
+    func tryPublish(_ update: (inout Snapshot) -> Void) {
+        _ = state.withLockIfAvailable { update(&$0) }
+    }
+
+    /// Any thread: applies an update, waiting for the lock (not for the consumer thread).
+    func update(_ body: (inout Snapshot) -> Void) {
+        state.withLock { body(&$0) }
+    }
+
+    var snapshot: Snapshot { state.withLock { $0 } }
+}

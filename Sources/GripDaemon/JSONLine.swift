@@ -1,0 +1,82 @@
+/// Builds one protocol line: a flat JSON object, fields in the order written, ending in "\n".
+///
+/// Hand-written rather than `JSONEncoder` so field order is stable (docs and tests read it) and no value is ever
+/// `null`: an absent value is an absent field (docs/protocol.md, global rules).
+struct JSONLine {
+    private var text = "{"
+    private var isEmpty = true
+
+    /// A nested object (no "class").
+    init() {}
+
+    /// A protocol line of the given class; "class" is always the first field.
+    init(class name: String) {
+        add("class", name)
+    }
+
+    mutating func add(_ key: String, _ value: String) {
+        appendKey(key)
+        Self.appendString(value, to: &text)
+    }
+
+    mutating func add(_ key: String, _ value: Int) {
+        appendKey(key)
+        text += String(value)
+    }
+
+    mutating func add(_ key: String, _ value: Bool) {
+        appendKey(key)
+        text += value ? "true" : "false"
+    }
+
+    /// Adds a finite number in its shortest round-tripping form; a non-finite one is left out (never null).
+    mutating func add(_ key: String, _ value: Double) {
+        guard value.isFinite else { return }
+        appendKey(key)
+        text += value.description
+    }
+
+    /// Adds a Float in its shortest round-tripping form (22.393, not 22.392999649047852).
+    mutating func add(_ key: String, _ value: Float) {
+        guard value.isFinite else { return }
+        appendKey(key)
+        text += value.description
+    }
+
+    /// Adds an already-encoded JSON value (array or object).
+    mutating func addRaw(_ key: String, _ json: String) {
+        appendKey(key)
+        text += json
+    }
+
+    /// The finished line, newline included.
+    var line: String { text + "}\n" }
+
+    /// The finished object without the newline (to nest it).
+    var object: String { text + "}" }
+
+    private mutating func appendKey(_ key: String) {
+        if !isEmpty { text += "," }
+        isEmpty = false
+        Self.appendString(key, to: &text)
+        text += ":"
+    }
+
+    static func appendString(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}

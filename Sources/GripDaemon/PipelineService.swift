@@ -1,0 +1,104 @@
+import Foundation
+import GripAnalysis
+import GripStream
+import GripWire
+import Logging
+import ServiceLifecycle
+
+/// The consumer loop as a service: waits on the ring, decodes and segments every batch, publishes counters to
+/// STATUS and hands outputs to the socket thread through `FanOut` (bounded, never blocking).
+///
+/// It ends when it pops `.endOfStream`, which the source pushes when it finishes or shuts down; it then waits for
+/// the group's shutdown, so a finished replay leaves the daemon serving STATUS.
+final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConvertible {
+    let ring: NotificationRing
+    let profile: Profile
+    let forceHandle: UInt16
+    let controlHandle: UInt16?
+    let settings: SegmenterSettings
+    let fanOut: FanOut
+    let status: DaemonStatus
+    let logger: Logger
+    /// What the device state becomes after end of stream ("ended" for a replay).
+    let stateAtEnd: String
+
+    var description: String { "PipelineService" }
+
+    init(
+        ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
+        settings: SegmenterSettings = .init(), fanOut: FanOut, status: DaemonStatus, stateAtEnd: String,
+        logger: Logger
+    ) {
+        self.ring = ring
+        self.profile = profile
+        self.forceHandle = forceHandle
+        self.controlHandle = controlHandle
+        self.settings = settings
+        self.fanOut = fanOut
+        self.status = status
+        self.stateAtEnd = stateAtEnd
+        self.logger = logger
+    }
+
+    func run() async throws {
+        await ServiceThread.run(name: "griptrack-consumer") { [self] in consume() }
+        try? await gracefulShutdown()
+    }
+
+    private func consume() {
+        var processor = ForceStreamProcessor(
+            profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings)
+        var batch = FanOutBatch()
+        batch.micros.reserveCapacity(4096)
+        batch.kilograms.reserveCapacity(4096)
+        batch.events.reserveCapacity(64)
+        var deviceState: String?
+        var knownDrops = 0
+        var finished = false
+        logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
+        while !finished {
+            ring.waitForData()
+            let watching = fanOut.hasWatchers
+            _ = ring.popBatch(max: 256) { entry in
+                if entry.kind == .endOfStream { finished = true }
+                processor.process(
+                    kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: entry.value
+                ) { output in
+                    if case .link(let up, _) = output { deviceState = up ? "connected" : "disconnected" }
+                    if watching { batch.append(output) }
+                }
+            }
+            let drops = ring.dropped
+            if drops != knownDrops {
+                processor.countDropped(drops - knownDrops)
+                knownDrops = drops
+            }
+            if !watching { batch.removeAll() }
+            fanOut.offer(&batch)
+            let counters = processor.counters
+            let state = deviceState
+            status.tryPublish { snapshot in
+                snapshot.frames = counters
+                snapshot.ringDropped = drops
+                if let state { snapshot.deviceState = state }
+            }
+        }
+        // The last outputs (the closing EFFORT/RECORDING) must reach the socket thread: wait for the lock now.
+        while !fanOut.offer(&batch) { sched_yield() }
+        let counters = processor.counters
+        let oversized = ring.oversized
+        let end = stateAtEnd
+        status.update { snapshot in
+            snapshot.frames = counters
+            snapshot.ringDropped = knownDrops
+            snapshot.ringOversized = oversized
+            snapshot.deviceState = end
+        }
+        logger.info(
+            "Pipeline ended",
+            metadata: [
+                "frames.total": "\(counters.total)", "frames.decoded": "\(counters.decoded)",
+                "frames.malformed": "\(counters.malformed)", "ring.dropped": "\(knownDrops)",
+            ])
+    }
+}

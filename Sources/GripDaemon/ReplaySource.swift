@@ -1,0 +1,67 @@
+import Foundation
+import GripStream
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Feeds a btsnoop capture into the ring at a fixed pace, like a live source: `tryPush`, so a full ring drops and
+/// counts (`ring.dropped`) instead of slowing the capture down. Always ends the stream with `.endOfStream`.
+final class ReplaySource: Service, CustomStringConvertible {
+    let path: String
+    let speed: Double
+    let ring: NotificationRing
+    let gate: StartGate
+    let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+
+    var description: String { "ReplaySource" }
+
+    init(path: String, speed: Double, ring: NotificationRing, gate: StartGate, logger: Logger) {
+        self.path = path
+        self.speed = speed
+        self.ring = ring
+        self.gate = gate
+        self.logger = logger
+    }
+
+    func run() async throws {
+        async let produced: Void = ServiceThread.run(name: "griptrack-replay") { [self] in produce() }
+        try? await gracefulShutdown()
+        stopping.store(true, ordering: .relaxed)
+        gate.open()
+        await produced
+    }
+
+    private func produce() {
+        gate.wait()
+        var pacer = Pacer(speed: .factor(speed))
+        logger.info("Replay started", metadata: ["replay.path": "\(path)", "replay.speed": "\(speed)"])
+        do {
+            // CaptureFile.read cannot stop early: once stopping, the rest of the file is read but not pushed.
+            _ = try CaptureFile.read(path: path) { event in
+                guard !stopping.load(ordering: .relaxed), let entry = RingInput(event) else { return }
+                pacer.wait(untilCaptureMicros: entry.hostMicros)
+                entry.value.withUnsafeBytes { bytes in
+                    _ = ring.tryPush(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
+                }
+            }
+        } catch {
+            logger.warning("Replay stopped at damaged capture", metadata: ["replay.path": "\(path)", "error": "\(error)"])
+        }
+        _ = ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        logger.info("Replay finished", metadata: ["replay.path": "\(path)", "ring.dropped": "\(ring.dropped)"])
+    }
+}
+
+/// The source used until the radio is wired: pushes nothing, and on shutdown ends the stream so the consumer
+/// thread returns.
+struct IdleSource: Service, CustomStringConvertible {
+    let ring: NotificationRing
+
+    var description: String { "IdleSource" }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        _ = ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+}

@@ -1,0 +1,414 @@
+import Foundation
+import Glibc
+import GripStream
+import Logging
+import ServiceLifecycle
+
+/// The daemon's Unix socket: newline-delimited JSON in gpsd's spirit (docs/protocol.md).
+///
+/// One thread runs a `poll(2)` loop over the listening socket, every client and two wake pipes (fan-out data,
+/// stop). Why a single poll thread rather than a thread per client or SwiftNIO: clients are few (a CLI, a
+/// dashboard), every client is non-blocking so a stalled reader can only grow its own bounded backlog (and is then
+/// dropped), broadcast order is trivially the same for all clients, and there is no dependency to add. The
+/// thread sleeps in poll with no timeout unless samples are waiting for their 25 Hz slot, so an idle daemon makes
+/// no periodic wakeups.
+final class SocketServer: Service, CustomStringConvertible {
+    /// The longest request line, in bytes (without the newline).
+    static let requestLimit = 4096
+    /// SAMPLES lines are sent at most this often (25 Hz), plus once before each event so order is kept.
+    static let samplesInterval: Duration = .milliseconds(40)
+
+    let path: String
+    let release: String
+    let authorization: Authorization
+    let backlogLimit: Int
+    let fanOut: FanOut
+    let status: DaemonStatus
+    let gate: StartGate
+    let logger: Logger
+    private let listenDescriptor: Int32
+    private let stop: WakePipe
+
+    var description: String { "SocketServer" }
+
+    /// Binds and listens at once, so a bad path fails startup and READY=1 comes only after the socket accepts.
+    init(
+        configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
+        gate: StartGate, logger: Logger
+    ) throws(DaemonError) {
+        path = configuration.socketPath
+        release = configuration.release
+        backlogLimit = configuration.clientBacklogLimit
+        self.authorization = authorization
+        self.fanOut = fanOut
+        self.status = status
+        self.gate = gate
+        self.logger = logger
+        guard let address = UnixAddress(path: path), !path.hasPrefix("@") else {
+            throw .socket("use socket path \(path) (empty or longer than 107 bytes)", errno: ENAMETOOLONG)
+        }
+        try Self.removeStaleSocket(at: path, address: address)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { throw .socket("create a Unix socket", errno: errno) }
+        let bound = address.withSockaddr { bind(descriptor, $0, $1) }
+        guard bound == 0 else {
+            let code = errno
+            close(descriptor)
+            throw .socket("bind \(path)", errno: code)
+        }
+        // Anyone may connect; SO_PEERCRED decides who may watch (a refused peer gets a reason, not EACCES).
+        chmod(path, 0o666)
+        guard listen(descriptor, 64) == 0 else {
+            let code = errno
+            close(descriptor)
+            unlink(path)
+            throw .socket("listen on \(path)", errno: code)
+        }
+        do {
+            stop = try WakePipe(purpose: "stop")
+        } catch {
+            close(descriptor)
+            unlink(path)
+            throw error
+        }
+        listenDescriptor = descriptor
+        logger.info("Socket listening", metadata: ["socket.path": "\(path)"])
+    }
+
+    deinit {
+        stop.close()
+    }
+
+    private static func removeStaleSocket(at path: String, address: UnixAddress) throws(DaemonError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if probe >= 0 {
+            defer { close(probe) }
+            if address.withSockaddr({ connect(probe, $0, $1) }) == 0 { throw .alreadyRunning(path: path) }
+        }
+        unlink(path)
+    }
+
+    func run() async throws {
+        async let served: Void = ServiceThread.run(name: "griptrack-socket") { [self] in
+            var loop = ServerLoop(server: self, listenDescriptor: listenDescriptor, stopDescriptor: stop.readDescriptor)
+            loop.run()
+        }
+        try? await gracefulShutdown()
+        stop.signal()
+        await served
+    }
+}
+
+/// One connected client, owned by the socket thread.
+private final class Client {
+    let descriptor: Int32
+    let pid: Int32
+    let uid: UInt32
+    var input: [UInt8] = []
+    var output: [UInt8] = []
+    var outputStart = 0
+    var watching = false
+    /// Set after an oversized request or a refusal: flush what is queued, then close; read nothing more.
+    var closeAfterFlush = false
+
+    init(descriptor: Int32, pid: Int32, uid: UInt32) {
+        self.descriptor = descriptor
+        self.pid = pid
+        self.uid = uid
+    }
+
+    var pendingBytes: Int { output.count - outputStart }
+}
+
+/// The request lines clients send.
+private struct Request: Decodable {
+    var `class`: String
+    var enable: Bool?
+}
+
+/// The socket thread's state and loop.
+private struct ServerLoop {
+    let server: SocketServer
+    let listenDescriptor: Int32
+    let stopDescriptor: Int32
+    var clients: [Client] = []
+    var incoming = FanOutBatch()
+    var pendingMicros: [Int64] = []
+    var pendingKilograms: [Float] = []
+    var lastSamplesFlush = ContinuousClock.now - SocketServer.samplesInterval
+    var stopping = false
+    let decoder = JSONDecoder()
+
+    init(server: SocketServer, listenDescriptor: Int32, stopDescriptor: Int32) {
+        self.server = server
+        self.listenDescriptor = listenDescriptor
+        self.stopDescriptor = stopDescriptor
+    }
+
+    var logger: Logger { server.logger }
+
+    mutating func run() {
+        while !stopping {
+            var descriptors = [
+                pollfd(fd: listenDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: server.fanOut.wake.readDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            for client in clients {
+                var events = client.closeAfterFlush ? 0 : Int16(POLLIN)
+                if client.pendingBytes > 0 { events |= Int16(POLLOUT) }
+                descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds())
+            if ready < 0 {
+                if errno == EINTR { continue }
+                logger.error("poll failed", metadata: ["error.errno": "\(errno)"])
+                break
+            }
+            if descriptors[2].revents != 0 { stopping = true }
+            if descriptors[1].revents != 0 { drainFanOut() }
+            flushSamplesIfDue()
+            // Clients first (their descriptors match `clients` by index), then new connections.
+            let snapshot = clients
+            for (index, client) in snapshot.enumerated() {
+                let revents = descriptors[3 + index].revents
+                if revents == 0 || !clients.contains(where: { $0 === client }) { continue }
+                service(client, revents: revents)
+            }
+            if descriptors[0].revents != 0 { acceptAll() }
+        }
+        // Shutdown: the pipeline has ended before us; pass on its last outputs, flush once, close everything.
+        drainFanOut()
+        flushSamples()
+        for client in clients {
+            _ = flush(client)
+            close(client.descriptor)
+        }
+        clients.removeAll()
+        close(listenDescriptor)
+        unlink(server.path)
+        logger.info("Socket closed", metadata: ["socket.path": "\(server.path)"])
+    }
+
+    private func timeoutMilliseconds() -> Int32 {
+        guard !pendingMicros.isEmpty else { return -1 }
+        let due = lastSamplesFlush + SocketServer.samplesInterval - ContinuousClock.now
+        let millis = due.components.seconds * 1000 + due.components.attoseconds / 1_000_000_000_000_000
+        return Int32(max(0, min(millis + 1, 1000)))
+    }
+
+    // MARK: Connections
+
+    private mutating func acceptAll() {
+        while true {
+            let descriptor = accept(listenDescriptor, nil, nil)
+            if descriptor < 0 {
+                if errno == EINTR { continue }
+                return  // EAGAIN: no more pending connections (other errors: try again on the next poll)
+            }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            var credentials = PeerCredentials()
+            var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+                close(descriptor)
+                continue
+            }
+            let client = Client(descriptor: descriptor, pid: credentials.pid, uid: credentials.uid)
+            clients.append(client)
+            let groups = [credentials.gid] + Self.supplementaryGroups(descriptor)
+            switch server.authorization.decide(uid: credentials.uid, gids: groups) {
+            case .allowed:
+                logger.info("Client connected", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
+                send(ProtocolMessage.version(release: server.release), to: client)
+            case .denied(let reason):
+                logger.notice("Client refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
+                send(ProtocolMessage.error(reason), to: client)
+                client.closeAfterFlush = true
+            }
+            if client.closeAfterFlush && client.pendingBytes == 0 { remove(client, reason: "refused") }
+        }
+    }
+
+    /// SO_PEERGROUPS (Linux ≥ 4.13): the peer's supplementary groups at connect time.
+    private static func supplementaryGroups(_ descriptor: Int32) -> [UInt32] {
+        let peerGroups: Int32 = 59  // SO_PEERGROUPS; not exported by every Glibc module map
+        var groups = [gid_t](repeating: 0, count: 64)
+        var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+        var result = getsockopt(descriptor, SOL_SOCKET, peerGroups, &groups, &length)
+        if result != 0 && errno == ERANGE {
+            groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size + 1)
+            length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+            result = getsockopt(descriptor, SOL_SOCKET, peerGroups, &groups, &length)
+        }
+        guard result == 0 else { return [] }
+        return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
+    }
+
+    private mutating func service(_ client: Client, revents: Int16) {
+        if revents & Int16(POLLOUT) != 0 || client.closeAfterFlush {
+            guard flush(client) else { return remove(client, reason: "write failed") }
+            if client.closeAfterFlush && client.pendingBytes == 0 { return remove(client, reason: "closed by daemon") }
+        }
+        if client.closeAfterFlush { return }
+        if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            readRequests(client)
+        }
+    }
+
+    private mutating func readRequests(_ client: Client) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(client.descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        if count == 0 { return remove(client, reason: "client hung up") }
+        if count < 0 {
+            if errno == EAGAIN || errno == EINTR { return }
+            return remove(client, reason: "read failed")
+        }
+        client.input.append(contentsOf: buffer[0..<count])
+        while let newline = client.input.firstIndex(of: UInt8(ascii: "\n")) {
+            var line = Array(client.input[..<newline])
+            client.input.removeSubrange(...newline)
+            if line.last == UInt8(ascii: "\r") { line.removeLast() }
+            if line.count > SocketServer.requestLimit { return refuseOversized(client) }
+            handle(line, from: client)
+            if client.closeAfterFlush { return }
+        }
+        if client.input.count > SocketServer.requestLimit { refuseOversized(client) }
+    }
+
+    private mutating func refuseOversized(_ client: Client) {
+        client.input.removeAll()
+        send(ProtocolMessage.error("request longer than \(SocketServer.requestLimit) bytes; closing the connection"), to: client)
+        client.closeAfterFlush = true
+        logger.notice("Client sent an oversized request", metadata: ["client.pid": "\(client.pid)"])
+    }
+
+    private mutating func handle(_ line: [UInt8], from client: Client) {
+        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+        guard let request = try? decoder.decode(Request.self, from: Data(line)) else {
+            return send(ProtocolMessage.error(
+                "malformed request: expected one JSON object per line with a \"class\" string, "
+                    + "e.g. {\"class\":\"WATCH\",\"enable\":true}"), to: client)
+        }
+        switch request.class {
+        case "WATCH":
+            let enable = request.enable ?? true
+            client.watching = enable
+            updateWatcherCount()
+            send(ProtocolMessage.watch(enabled: enable), to: client)
+            if enable { server.gate.open() }
+            logger.debug("Client watch", metadata: ["client.pid": "\(client.pid)", "client.watching": "\(enable)"])
+        case "STATUS":
+            send(statusLine(), to: client)
+        default:
+            send(ProtocolMessage.error("unknown request class \"\(request.class)\"; expected WATCH or STATUS"), to: client)
+        }
+    }
+
+    private func statusLine() -> String {
+        let snapshot = server.status.snapshot
+        var device = JSONLine()
+        device.add("source", snapshot.source)
+        device.add("state", snapshot.deviceState)
+        device.add("profile", snapshot.profile)
+        var frames = JSONLine()
+        frames.add("total", snapshot.frames.total)
+        frames.add("decoded", snapshot.frames.decoded)
+        frames.add("malformed", snapshot.frames.malformed)
+        frames.add("dropped", snapshot.frames.dropped)
+        var ring = JSONLine()
+        ring.add("dropped", snapshot.ringDropped)
+        ring.add("oversized", snapshot.ringOversized)
+        var clientCounts = JSONLine()
+        clientCounts.add("connected", clients.count)
+        clientCounts.add("watching", clients.filter(\.watching).count)
+        var line = JSONLine(class: "STATUS")
+        line.addRaw("device", device.object)
+        line.addRaw("frames", frames.object)
+        line.addRaw("ring", ring.object)
+        line.add("fanout_dropped", server.fanOut.droppedCount)
+        line.addRaw("clients", clientCounts.object)
+        return line.line
+    }
+
+    private func updateWatcherCount() {
+        server.fanOut.setWatcherCount(clients.filter { $0.watching && !$0.closeAfterFlush }.count)
+    }
+
+    private mutating func remove(_ client: Client, reason: String) {
+        guard let index = clients.firstIndex(where: { $0 === client }) else { return }
+        clients.remove(at: index)
+        close(client.descriptor)
+        updateWatcherCount()
+        logger.info("Client disconnected", metadata: ["client.pid": "\(client.pid)", "client.reason": "\(reason)"])
+    }
+
+    // MARK: Output
+
+    /// Queues `line` and tries to write at once. A client whose queue passes the backlog limit is dropped.
+    private mutating func send(_ line: String, to client: Client) {
+        if client.pendingBytes + line.utf8.count > server.backlogLimit {
+            logger.warning("Slow client dropped", metadata: [
+                "client.pid": "\(client.pid)", "client.backlogBytes": "\(client.pendingBytes)"])
+            return remove(client, reason: "too slow")
+        }
+        client.output.append(contentsOf: line.utf8)
+        if !flush(client) { remove(client, reason: "write failed") }
+    }
+
+    /// Writes as much queued output as the socket takes; false on a broken connection.
+    private func flush(_ client: Client) -> Bool {
+        while client.pendingBytes > 0 {
+            let written = client.output[client.outputStart...].withUnsafeBytes { bytes in
+                Glibc.send(client.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN
+            }
+            client.outputStart += written
+        }
+        client.output.removeAll(keepingCapacity: client.output.capacity <= 65536)
+        client.outputStart = 0
+        return true
+    }
+
+    private mutating func broadcast(_ line: String) {
+        for client in clients where client.watching && !client.closeAfterFlush {
+            send(line, to: client)
+        }
+    }
+
+    // MARK: Fan-out
+
+    private mutating func drainFanOut() {
+        server.fanOut.take(into: &incoming)
+        var consumed = 0
+        for (samplesBefore, output) in incoming.events {
+            pendingMicros.append(contentsOf: incoming.micros[consumed..<samplesBefore])
+            pendingKilograms.append(contentsOf: incoming.kilograms[consumed..<samplesBefore])
+            consumed = samplesBefore
+            // Keep stream order: the samples before an event go out before it.
+            flushSamples()
+            if let line = ProtocolMessage.event(output) { broadcast(line) }
+        }
+        pendingMicros.append(contentsOf: incoming.micros[consumed...])
+        pendingKilograms.append(contentsOf: incoming.kilograms[consumed...])
+        incoming.removeAll()
+    }
+
+    private mutating func flushSamplesIfDue() {
+        guard !pendingMicros.isEmpty, ContinuousClock.now >= lastSamplesFlush + SocketServer.samplesInterval else { return }
+        flushSamples()
+    }
+
+    private mutating func flushSamples() {
+        guard !pendingMicros.isEmpty else { return }
+        broadcast(ProtocolMessage.samples(micros: pendingMicros[...], kilograms: pendingKilograms[...]))
+        pendingMicros.removeAll(keepingCapacity: true)
+        pendingKilograms.removeAll(keepingCapacity: true)
+        lastSamplesFlush = .now
+    }
+}

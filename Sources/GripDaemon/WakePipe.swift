@@ -1,0 +1,48 @@
+import Glibc
+
+/// A self-pipe: one thread writes a byte to wake another thread's `poll(2)`.
+///
+/// A pipe rather than an eventfd because Swift's Glibc module does not export `<sys/eventfd.h>`; both ends are
+/// non-blocking, so a full pipe (a wakeup already pending) never blocks the writer.
+struct WakePipe: Sendable {
+    /// The end `poll(2)` watches.
+    let readDescriptor: Int32
+    let writeDescriptor: Int32
+
+    /// - Throws: `DaemonError.socket` when the pipe cannot be created.
+    init(purpose: String) throws(DaemonError) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .socket("create the \(purpose) pipe", errno: errno) }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        readDescriptor = ends[0]
+        writeDescriptor = ends[1]
+    }
+
+    /// Makes the read end readable (a no-op when a wakeup is already pending).
+    func signal() {
+        var byte: UInt8 = 1
+        _ = write(writeDescriptor, &byte, 1)
+    }
+
+    /// Empties the pipe so the next `signal()` wakes `poll` again.
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(readDescriptor, &buffer, buffer.count) > 0 {}
+    }
+
+    /// Closes both ends.
+    func close() {
+        _ = Glibc.close(readDescriptor)
+        _ = Glibc.close(writeDescriptor)
+    }
+}
+
+/// `struct ucred` from `<sys/socket.h>` (SO_PEERCRED), which Swift's Glibc module leaves out without _GNU_SOURCE.
+struct PeerCredentials {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import GripDaemon
+import Logging
+
+/// `griptrackd`: the griptrack service. Parses flags, bootstraps logging to stderr (journald reads it), runs the
+/// daemon until SIGTERM or SIGINT.
+@main
+struct Griptrackd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "griptrackd",
+        abstract: "The griptrack daemon: records a BLE grip dynamometer and serves live data on a Unix socket.",
+        discussion: """
+            Clients connect to the socket and speak newline-delimited JSON (docs/protocol.md): the daemon greets \
+            with VERSION; {"class":"WATCH","enable":true} streams SAMPLES, EFFORT, RECORDING and DEVICE messages; \
+            {"class":"STATUS"} reports counters. Root, the daemon's own user and members of group griptrack may \
+            connect. Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG through $NOTIFY_SOCKET. \
+            SIGTERM or SIGINT shut it down gracefully. Without --replay it waits for a device (the BlueZ source is \
+            not wired yet).
+            """,
+        version: DaemonConfiguration.release
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); must exist if given.", valueName: "path"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Recordings database (SQLite); accepted, not used yet.", valueName: "path"))
+    var db: String?
+
+    @Option(name: .long, help: ArgumentHelp("Unix socket to listen on.", valueName: "path"))
+    var socket: String = DaemonConfiguration.defaultSocketPath
+
+    @Option(name: .long, help: ArgumentHelp("Bluetooth address of the device (AA:BB:CC:DD:EE:FF); accepted, not used yet.", valueName: "address"))
+    var device: String?
+
+    @Option(name: .long, help: ArgumentHelp("Replay a btsnoop capture instead of the radio.", valueName: "file"))
+    var replay: String?
+
+    @Option(name: .long, help: ArgumentHelp("Replay pace: capture time divided by this factor (1 = realtime).", valueName: "factor"))
+    var speed: Double = 1
+
+    @Flag(name: .long, help: "Hold the replay until the first client sends WATCH.")
+    var waitForWatcher = false
+
+    func validate() throws {
+        if let config, !FileManager.default.fileExists(atPath: config) {
+            throw ValidationError("configuration file \(config) does not exist")
+        }
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, got \(speed)") }
+        if waitForWatcher && replay == nil { throw ValidationError("--wait-for-watcher needs --replay") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["GRIPTRACK_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "griptrackd")
+        let configuration = DaemonConfiguration(
+            socketPath: socket, replayPath: replay, replaySpeed: speed, replayWaitsForWatcher: waitForWatcher,
+            handlesSignals: true)
+        let daemon: Daemon
+        do {
+            daemon = try Daemon(configuration: configuration, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("griptrackd: \(error)\n".utf8))
+            throw ExitCode(error.isInvalidInput ? 5 : 1)
+        }
+        try await daemon.run()
+    }
+}
+
+extension DaemonError {
+    /// A bad replay capture is invalid input (exit 5); anything else is an error (exit 1).
+    var isInvalidInput: Bool {
+        if case .replay = self { return true }
+        return false
+    }
+}
