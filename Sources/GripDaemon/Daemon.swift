@@ -16,6 +16,7 @@ public final class Daemon: Sendable {
     /// The path the daemon listens on.
     public let socketPath: String
     private let group: ServiceGroup
+    private let server: SocketServer
 
     /// Validates the replay (if any), binds the socket and assembles the services; nothing runs yet.
     /// - Parameters:
@@ -76,6 +77,15 @@ public final class Daemon: Sendable {
             groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
         }
         group = ServiceGroup(configuration: groupConfiguration)
+        self.server = server
+    }
+
+    /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once.
+    /// - Important: Call while `run()` is running; it waits (in 5 ms steps) until then.
+    public func waitUntilServing() async {
+        while !server.serving.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Runs every service until a graceful shutdown (SIGTERM/SIGINT when configured, or `shutdown()`) completes.

@@ -74,6 +74,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 knownDrops = drops
             }
             if !watching { batch.removeAll() }
+            // The end-of-stream batch is handed over below, after STATUS says the stream ended.
+            if finished { break }
             fanOut.offer(&batch)
             let counters = processor.counters
             let state = deviceState
@@ -83,8 +85,6 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 if let state { snapshot.deviceState = state }
             }
         }
-        // The last outputs (the closing EFFORT/RECORDING) must reach the socket thread: wait for the lock now.
-        while !fanOut.offer(&batch) { sched_yield() }
         let counters = processor.counters
         let oversized = ring.oversized
         let end = stateAtEnd
@@ -94,6 +94,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             snapshot.ringOversized = oversized
             snapshot.deviceState = end
         }
+        // The last outputs (the closing EFFORT/RECORDING) must reach the socket thread: wait for the lock now.
+        while !fanOut.offer(&batch) { sched_yield() }
         logger.info(
             "Pipeline ended",
             metadata: [

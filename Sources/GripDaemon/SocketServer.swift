@@ -3,6 +3,7 @@ import Glibc
 import GripStream
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The daemon's Unix socket: newline-delimited JSON in gpsd's spirit (docs/protocol.md).
 ///
@@ -28,6 +29,8 @@ final class SocketServer: Service, CustomStringConvertible {
     let logger: Logger
     private let listenDescriptor: Int32
     private let stop: WakePipe
+    /// Set once the socket thread polls (clients get VERSION from then on).
+    let serving = Atomic<Bool>(false)
 
     var description: String { "SocketServer" }
 
@@ -150,6 +153,7 @@ private struct ServerLoop {
     var logger: Logger { server.logger }
 
     mutating func run() {
+        server.serving.store(true, ordering: .releasing)
         while !stopping {
             var descriptors = [
                 pollfd(fd: listenDescriptor, events: Int16(POLLIN), revents: 0),
@@ -255,6 +259,7 @@ private struct ServerLoop {
         if client.closeAfterFlush { return }
         if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
             readRequests(client)
+            if client.closeAfterFlush && client.pendingBytes == 0 { remove(client, reason: "closed by daemon") }
         }
     }
 
@@ -349,7 +354,8 @@ private struct ServerLoop {
 
     /// Queues `line` and tries to write at once. A client whose queue passes the backlog limit is dropped.
     private mutating func send(_ line: String, to client: Client) {
-        if client.pendingBytes + line.utf8.count > server.backlogLimit {
+        // A line larger than the limit still goes to a client that has caught up; a backlog does not grow past it.
+        if client.pendingBytes > 0 && client.pendingBytes + line.utf8.count > server.backlogLimit {
             logger.warning("Slow client dropped", metadata: [
                 "client.pid": "\(client.pid)", "client.backlogBytes": "\(client.pendingBytes)"])
             return remove(client, reason: "too slow")

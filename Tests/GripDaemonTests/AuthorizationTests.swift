@@ -1,0 +1,39 @@
+import GripDaemon
+import Testing
+
+@Suite("Socket authorization")
+struct AuthorizationTests {
+    static let policy = Authorization(daemonUID: 998, watchGroupID: 990, watchGroupName: "griptrack")
+
+    @Test("root, the daemon's own user and griptrack members may watch; others are refused", arguments: [
+        (uid: UInt32(0), gids: [UInt32(0)], allowed: true),
+        (uid: 998, gids: [998], allowed: true),
+        (uid: 1000, gids: [1000, 990], allowed: true),
+        (uid: 1000, gids: [990], allowed: true),
+        (uid: 1000, gids: [1000, 27, 100], allowed: false),
+        (uid: 1001, gids: [], allowed: false),
+        (uid: 65534, gids: [65534], allowed: false),
+    ])
+    func decisions(uid: UInt32, gids: [UInt32], allowed: Bool) {
+        let decision = Self.policy.decide(uid: uid, gids: gids)
+        #expect((decision == .allowed) == allowed)
+    }
+
+    @Test("a refusal names the uid and the group to join")
+    func refusalText() {
+        guard case .denied(let text) = Self.policy.decide(uid: 1000, gids: [1000]) else {
+            Issue.record("uid 1000 outside griptrack was allowed")
+            return
+        }
+        #expect(text.hasPrefix("not authorized: "))
+        #expect(text.contains("1000"))
+        #expect(text.contains("griptrack"))
+    }
+
+    @Test("without a griptrack group on the system only root and the daemon's user may watch")
+    func missingGroup() {
+        let policy = Authorization(daemonUID: 998, watchGroupID: nil, watchGroupName: "griptrack")
+        #expect(policy.decide(uid: 1000, gids: [990]) != .allowed)
+        #expect(policy.decide(uid: 0, gids: []) == .allowed)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import GripAnalysis
+import GripDaemon
+import GripStream
+import GripTestSupport
+import Testing
+
+@Suite("Daemon socket protocol", .serialized)
+struct SocketProtocolTests {
+    /// The first effort's peak as the replay pipeline computes it (the same code path as `griptrack replay`).
+    static func firstEffortPeak() throws -> Float {
+        var peak: Float?
+        _ = try CaptureReplay.run(path: CaptureFixtures.url("progressor-repeaters.btsnoop").path) { output in
+            if peak == nil, case .segment(.effortEnded(let effort)) = output { peak = effort.peakKg }
+        }
+        return try #require(peak)
+    }
+
+    @Test("a watcher gets VERSION, then SAMPLES and the replay's first effort with its peak")
+    func watchStreamsSamplesAndEfforts() async throws {
+        let expectedPeak = try Self.firstEffortPeak()
+        let harness = try await DaemonHarness().started()
+        let client = try harness.connect()
+        let version = try #require(try client.readMessage())
+        #expect(version["class"] as? String == "VERSION")
+        #expect(version["proto_major"] as? Int == 1)
+        #expect(version["proto_minor"] as? Int == 0)
+        #expect((version["release"] as? String)?.isEmpty == false)
+
+        client.send("{\"class\":\"WATCH\",\"enable\":true}\n")
+        let effort = try client.read(until: "EFFORT", event: "end")
+        let samples = effort.seen.filter { $0["class"] as? String == "SAMPLES" }
+        #expect(!samples.isEmpty)
+        for message in samples {
+            let times = try #require(message["t"] as? [Double])
+            let forces = try #require(message["kg"] as? [Double])
+            #expect(times.count == forces.count && !times.isEmpty)
+        }
+        let peak = try #require(effort.match?["peak_kg"] as? Double)
+        #expect(Float(peak) == expectedPeak)
+        #expect(effort.seen.contains { $0["class"] as? String == "RECORDING" && $0["event"] as? String == "start" })
+        #expect(effort.seen.contains { $0["class"] as? String == "DEVICE" && $0["event"] as? String == "connected" })
+
+        // After the replay: STATUS counts every frame the golden replay counts.
+        let recording = try client.read(until: "RECORDING", event: "end")
+        #expect(recording.match?["efforts"] as? Int == 6)
+        client.send("{\"class\":\"STATUS\"}\n")
+        let status = try #require(try client.read(until: "STATUS").match)
+        let frames = try #require(status["frames"] as? [String: Any])
+        #expect(frames["decoded"] as? Int == 2638)
+        #expect(frames["malformed"] as? Int == 0)
+        let device = try #require(status["device"] as? [String: Any])
+        #expect(device["state"] as? String == "ended")
+        #expect(device["source"] as? String == "replay")
+        try await harness.stop()
+    }
+
+    @Test("STATUS reports the device, counters and clients")
+    func statusReply() async throws {
+        let harness = try await DaemonHarness().started()
+        let client = try harness.connect()
+        _ = try client.readMessage()
+        client.send("{\"class\":\"STATUS\"}\n")
+        let status = try #require(try client.readMessage())
+        #expect(status["class"] as? String == "STATUS")
+        let device = try #require(status["device"] as? [String: Any])
+        #expect(device["state"] as? String == "idle")
+        let clients = try #require(status["clients"] as? [String: Any])
+        #expect(clients["connected"] as? Int == 1)
+        #expect(clients["watching"] as? Int == 0)
+        let ring = try #require(status["ring"] as? [String: Any])
+        #expect(ring["dropped"] as? Int == 0)
+        try await harness.stop()
+    }
+
+    @Test("a malformed request gets ERROR and the connection still answers STATUS")
+    func malformedRequest() async throws {
+        let harness = try await DaemonHarness().started()
+        let client = try harness.connect()
+        _ = try client.readMessage()
+        for bad in ["this is not json", "[1,2]", "{\"enable\":true}", "{\"class\":\"WATCH\",\"enable\":\"yes\"}", "{\"class\":\"POKE\"}"] {
+            client.send(bad + "\n")
+            let reply = try #require(try client.readMessage())
+            #expect(reply["class"] as? String == "ERROR", "\(bad)")
+            #expect((reply["message"] as? String)?.isEmpty == false)
+        }
+        client.send("{\"class\":\"STATUS\"}\n")
+        #expect(try client.readMessage()?["class"] as? String == "STATUS")
+        try await harness.stop()
+    }
+
+    @Test("a request longer than 4096 bytes gets ERROR, then the daemon closes the connection")
+    func oversizedRequest() async throws {
+        let harness = try await DaemonHarness().started()
+        let client = try harness.connect()
+        _ = try client.readMessage()
+        client.send(String(repeating: "x", count: 5000))
+        let reply = try #require(try client.readMessage())
+        #expect(reply["class"] as? String == "ERROR")
+        #expect((reply["message"] as? String)?.contains("4096") == true)
+        #expect(client.readLine() == nil)
+        // Others are unaffected.
+        let other = try harness.connect()
+        #expect(try other.readMessage()?["class"] as? String == "VERSION")
+        try await harness.stop()
+    }
+
+    @Test("a watcher that never reads does not stall another watcher")
+    func stalledClientDoesNotStallOthers() async throws {
+        let harness = try await DaemonHarness(backlogLimit: 4096).started()
+        let stalled = try harness.connect()
+        stalled.send("{\"class\":\"WATCH\"}\n")  // starts the replay; never reads again
+        let reader = try harness.connect()
+        _ = try reader.readMessage()
+        reader.send("{\"class\":\"WATCH\"}\n")
+        let end = try reader.read(until: "RECORDING", event: "end")
+        #expect(end.match != nil)
+        #expect(end.seen.contains { $0["class"] as? String == "SAMPLES" })
+        reader.send("{\"class\":\"STATUS\"}\n")
+        let status = try #require(try reader.read(until: "STATUS").match)
+        #expect((status["frames"] as? [String: Any])?["decoded"] as? Int == 2638)
+        try await harness.stop()
+    }
+
+    @Test("shutdown closes the connections and removes the socket file")
+    func shutdownRemovesSocket() async throws {
+        let harness = try await DaemonHarness(capture: nil).started()
+        let client = try harness.connect()
+        _ = try client.readMessage()
+        #expect(access(harness.socketPath, F_OK) == 0)
+        try await harness.stop()
+        #expect(client.readLine() == nil)
+        #expect(access(harness.socketPath, F_OK) != 0)
+    }
+}
