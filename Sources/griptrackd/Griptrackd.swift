@@ -21,6 +21,24 @@ struct Griptrackd: AsyncParsableCommand {
         version: DaemonConfiguration.release
     )
 
+    /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (DESIGN.md §7).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+
     @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); must exist if given.", valueName: "path"))
     var config: String?
 
