@@ -50,8 +50,18 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A blocking protocol client with a 10 s receive timeout (a broken daemon fails the test instead of hanging it).
-final class TestClient {
+/// Runs blocking work on its own thread, so a test waiting in recv never takes a cooperative-pool thread the
+/// in-process daemon needs to start its services (on a 2-core machine the pool has two).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
+/// A protocol client with a 10 s receive timeout (a broken daemon fails the test instead of hanging it).
+// SAFETY: @unchecked Sendable because each client belongs to one test, which uses it sequentially (every read
+// awaits its thread before the next call), so no two threads touch `buffer` at once.
+final class TestClient: @unchecked Sendable {
     let descriptor: Int32
     private var buffer: [UInt8] = []
 
@@ -85,7 +95,11 @@ final class TestClient {
     }
 
     /// The next line as raw text, or nil at end of stream (or on timeout).
-    func readLine() -> String? {
+    func readLine() async -> String? {
+        await offPool { self.blockingReadLine() }
+    }
+
+    private func blockingReadLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -100,8 +114,8 @@ final class TestClient {
     }
 
     /// The next message as a JSON object, or nil at end of stream.
-    func readMessage() throws -> [String: Any]? {
-        guard let line = readLine() else { return nil }
+    func readMessage() async throws -> [String: Any]? {
+        guard let line = await readLine() else { return nil }
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             throw HarnessError("not a JSON object: \(line)")
         }
@@ -109,9 +123,9 @@ final class TestClient {
     }
 
     /// Reads until a message of `messageClass` (optionally with `event`), collecting everything read on the way.
-    func read(until messageClass: String, event: String? = nil) throws -> (match: [String: Any]?, seen: [[String: Any]]) {
+    func read(until messageClass: String, event: String? = nil) async throws -> (match: [String: Any]?, seen: [[String: Any]]) {
         var seen: [[String: Any]] = []
-        while let message = try readMessage() {
+        while let message = try await readMessage() {
             seen.append(message)
             if message["class"] as? String == messageClass, event == nil || message["event"] as? String == event {
                 return (message, seen)

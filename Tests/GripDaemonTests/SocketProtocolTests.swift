@@ -22,14 +22,14 @@ struct SocketProtocolTests {
         let expectedPeak = try Self.firstEffortPeak()
         let harness = try await DaemonHarness().started()
         let client = try harness.connect()
-        let version = try #require(try client.readMessage())
+        let version = try #require(try await client.readMessage())
         #expect(version["class"] as? String == "VERSION")
         #expect(version["proto_major"] as? Int == 1)
         #expect(version["proto_minor"] as? Int == 0)
         #expect((version["release"] as? String)?.isEmpty == false)
 
         client.send("{\"class\":\"WATCH\",\"enable\":true}\n")
-        let effort = try client.read(until: "EFFORT", event: "end")
+        let effort = try await client.read(until: "EFFORT", event: "end")
         let samples = effort.seen.filter { $0["class"] as? String == "SAMPLES" }
         #expect(!samples.isEmpty)
         for message in samples {
@@ -43,10 +43,10 @@ struct SocketProtocolTests {
         #expect(effort.seen.contains { $0["class"] as? String == "DEVICE" && $0["event"] as? String == "connected" })
 
         // After the replay: STATUS counts every frame the golden replay counts.
-        let recording = try client.read(until: "RECORDING", event: "end")
+        let recording = try await client.read(until: "RECORDING", event: "end")
         #expect(recording.match?["efforts"] as? Int == 6)
         client.send("{\"class\":\"STATUS\"}\n")
-        let status = try #require(try client.read(until: "STATUS").match)
+        let status = try #require(try await client.read(until: "STATUS").match)
         let frames = try #require(status["frames"] as? [String: Any])
         #expect(frames["decoded"] as? Int == 2638)
         #expect(frames["malformed"] as? Int == 0)
@@ -60,9 +60,9 @@ struct SocketProtocolTests {
     func statusReply() async throws {
         let harness = try await DaemonHarness().started()
         let client = try harness.connect()
-        _ = try client.readMessage()
+        _ = try await client.readMessage()
         client.send("{\"class\":\"STATUS\"}\n")
-        let status = try #require(try client.readMessage())
+        let status = try #require(try await client.readMessage())
         #expect(status["class"] as? String == "STATUS")
         let device = try #require(status["device"] as? [String: Any])
         #expect(device["state"] as? String == "idle")
@@ -78,15 +78,15 @@ struct SocketProtocolTests {
     func malformedRequest() async throws {
         let harness = try await DaemonHarness().started()
         let client = try harness.connect()
-        _ = try client.readMessage()
+        _ = try await client.readMessage()
         for bad in ["this is not json", "[1,2]", "{\"enable\":true}", "{\"class\":\"WATCH\",\"enable\":\"yes\"}", "{\"class\":\"POKE\"}"] {
             client.send(bad + "\n")
-            let reply = try #require(try client.readMessage())
+            let reply = try #require(try await client.readMessage())
             #expect(reply["class"] as? String == "ERROR", "\(bad)")
             #expect((reply["message"] as? String)?.isEmpty == false)
         }
         client.send("{\"class\":\"STATUS\"}\n")
-        #expect(try client.readMessage()?["class"] as? String == "STATUS")
+        #expect(try await client.readMessage()?["class"] as? String == "STATUS")
         try await harness.stop()
     }
 
@@ -94,15 +94,15 @@ struct SocketProtocolTests {
     func oversizedRequest() async throws {
         let harness = try await DaemonHarness().started()
         let client = try harness.connect()
-        _ = try client.readMessage()
+        _ = try await client.readMessage()
         client.send(String(repeating: "x", count: 5000))
-        let reply = try #require(try client.readMessage())
+        let reply = try #require(try await client.readMessage())
         #expect(reply["class"] as? String == "ERROR")
         #expect((reply["message"] as? String)?.contains("4096") == true)
-        #expect(client.readLine() == nil)
+        #expect(await client.readLine() == nil)
         // Others are unaffected.
         let other = try harness.connect()
-        #expect(try other.readMessage()?["class"] as? String == "VERSION")
+        #expect(try await other.readMessage()?["class"] as? String == "VERSION")
         try await harness.stop()
     }
 
@@ -112,13 +112,13 @@ struct SocketProtocolTests {
         let stalled = try harness.connect()
         stalled.send("{\"class\":\"WATCH\"}\n")  // starts the replay; never reads again
         let reader = try harness.connect()
-        _ = try reader.readMessage()
+        _ = try await reader.readMessage()
         reader.send("{\"class\":\"WATCH\"}\n")
-        let end = try reader.read(until: "RECORDING", event: "end")
+        let end = try await reader.read(until: "RECORDING", event: "end")
         #expect(end.match != nil)
         #expect(end.seen.contains { $0["class"] as? String == "SAMPLES" })
         reader.send("{\"class\":\"STATUS\"}\n")
-        let status = try #require(try reader.read(until: "STATUS").match)
+        let status = try #require(try await reader.read(until: "STATUS").match)
         #expect((status["frames"] as? [String: Any])?["decoded"] as? Int == 2638)
         try await harness.stop()
     }
@@ -127,10 +127,10 @@ struct SocketProtocolTests {
     func shutdownRemovesSocket() async throws {
         let harness = try await DaemonHarness(capture: nil).started()
         let client = try harness.connect()
-        _ = try client.readMessage()
+        _ = try await client.readMessage()
         #expect(access(harness.socketPath, F_OK) == 0)
         try await harness.stop()
-        #expect(client.readLine() == nil)
+        #expect(await client.readLine() == nil)
         #expect(access(harness.socketPath, F_OK) != 0)
     }
 }

@@ -31,7 +31,7 @@ struct SystemdNotifierTests {
         #expect(ready.contains("STATUS=Listening on \(harness.socketPath)"))
         // READY=1 means clients can connect now.
         let client = try harness.connect()
-        #expect(try client.readMessage()?["class"] as? String == "VERSION")
+        #expect(try await client.readMessage()?["class"] as? String == "VERSION")
         try await harness.stop()
         let stopping = try #require(await Self.receive(receiver))
         #expect(stopping.split(separator: "\n").contains("STOPPING=1"))
