@@ -136,28 +136,34 @@ struct NotificationRingTests {
         }
     }
 
-    @Test("pushWaiting blocks while the ring is full and completes once the consumer pops")
-    func pushWaitingBlocksUntilSpaceIsFreed() {
-        let ring = NotificationRing(capacityPowerOfTwo: 2)
-        let first = [Entry.derived(from: 0), Entry.derived(from: 1)]
+    @Test("pushWaiting sleeps while the ring is full and completes once the consumer has drained half of it")
+    func pushWaitingSleepsUntilHalfDrained() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        let first = (0..<8).map { Entry.derived(from: $0) }
         for entry in first { #expect(ring.tryPush(entry)) }
-        let waiting = Entry.derived(from: 2)
+        let waiting = Entry.derived(from: 8)
         let returned = Flag()
         let producer = TestThread {
             #expect(ring.pushWaiting(waiting))
             returned.set()
         }
-        pause(milliseconds: 200)
+        #expect(Flag.poll(upTo: 30) { ring.producerIsSleeping }, "pushWaiting never went to sleep on a full ring")
+        pause(milliseconds: 100)
         #expect(!returned.isSet, "pushWaiting returned while the ring was full")
 
+        // 7 of 8 still queued: above the low-water mark, so the producer keeps sleeping (one wakeup per half ring).
         #expect(ring.pop(max: 1) == [first[0]])
-        #expect(returned.wait(upTo: 30), "pushWaiting did not return after the consumer freed a slot")
+        pause(milliseconds: 100)
+        #expect(!returned.isSet, "pushWaiting was woken before the ring drained to half")
+
+        #expect(ring.pop(max: 3) == Array(first[1..<4]))
+        #expect(returned.wait(upTo: 30), "pushWaiting did not return after the ring drained to half")
         producer.join()
-        #expect(ring.pop() == [first[1], waiting])
+        #expect(ring.pop() == Array(first[4...]) + [waiting])
         #expect(ring.dropped == 0)
     }
 
-    @Test("waitForData does not return while the ring is empty and returns once an entry arrives")
+    @Test("waitForData sleeps while the ring is empty and the first entry wakes it")
     func waitForDataWakesOnFirstEntry() {
         let ring = NotificationRing(capacityPowerOfTwo: 8)
         let returned = Flag()
@@ -167,11 +173,13 @@ struct NotificationRingTests {
             returned.set()
             #expect(ring.pop() == [entry])
         }
-        pause(milliseconds: 200)
+        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping }, "waitForData never went to sleep on an empty ring")
+        pause(milliseconds: 100)
         #expect(!returned.isSet, "waitForData returned while the ring was empty")
 
         #expect(ring.tryPush(entry))
         #expect(returned.wait(upTo: 30), "waitForData did not return after an entry arrived")
+        #expect(!ring.consumerIsSleeping)
         consumer.join()
     }
 
@@ -194,7 +202,9 @@ struct NotificationRingTests {
             ring.waitForData()
             returned.set()
         }
-        pause(milliseconds: 200)
+        // It reads the stale count, finds the ring empty and must go back to sleep.
+        pause(milliseconds: 100)
+        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping })
         #expect(!returned.isSet, "waitForData returned on a stale wakeup with an empty ring")
 
         #expect(ring.tryPush(Entry.derived(from: 1)))

@@ -44,11 +44,17 @@ final class Flag: Sendable {
     /// Polls until the flag is set or `seconds` pass (a generous bound against hangs, not a speed check).
     /// - Returns: Whether the flag was set.
     func wait(upTo seconds: Int) -> Bool {
+        Self.poll(upTo: seconds) { isSet }
+    }
+
+    /// Polls `condition` every millisecond until it holds or `seconds` pass (a bound against hangs).
+    /// - Returns: Whether the condition held.
+    static func poll(upTo seconds: Int, _ condition: () -> Bool) -> Bool {
         for _ in 0..<(seconds * 1000) {
-            if isSet { return true }
+            if condition() { return true }
             usleep(1000)
         }
-        return isSet
+        return condition()
     }
 }
 

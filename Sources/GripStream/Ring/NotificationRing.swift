@@ -44,6 +44,12 @@
 //   (StoreLoad reordering, allowed on x86 and ARM), and both sides would miss each other. On arm64 (the Pi) a
 //   seq_cst store + seq_cst load is `stlr` + `ldar`, which the architecture keeps ordered without a full fence;
 //   on x86 the store is one `xchg`.
+// - The producer's wake has hysteresis: the consumer wakes it only once the occupancy is at most half the ring,
+//   and the producer's re-check uses the same bound. No wakeup is lost: while the producer sleeps it pushes
+//   nothing, so the consumer's batches after the producer's re-check see its flag (seq_cst, as above) and drain
+//   the ring; the batch that reaches half (at the latest the one that empties it) writes the eventfd. So the
+//   two never sleep at once: the consumer sleeps only on an empty ring, which is at most half full.
+//   The consumer's wake has no such delay: the first entry wakes it (latency matters there).
 // - Why no periodic or repeated wakeups: the producer writes the eventfd only when it turns the flag from 1 to 0,
 //   i.e. once per sleep announcement. A write can still arrive after the consumer found data on its re-check
 //   (a stale count); the consumer then wakes once, finds the ring empty and sleeps again, which is why
@@ -114,6 +120,9 @@ public final class NotificationRing: @unchecked Sendable {
     private static let spinLimit = 64
 
     private let mask: Int
+    /// A sleeping producer is woken when the occupancy drops to this (half the ring), not on every batch, so a
+    /// replay that outpaces the consumer costs one sleep/wake pair per half ring instead of one per batch.
+    private let producerWakeOccupancy: Int
     private let control: UnsafeMutableRawPointer
     private let slots: UnsafeMutableRawPointer
 
@@ -146,6 +155,7 @@ public final class NotificationRing: @unchecked Sendable {
         precondition(MemoryLayout<Int.AtomicRepresentation>.stride == 8, "NotificationRing: unexpected atomic layout")
         capacity = capacityPowerOfTwo
         mask = capacityPowerOfTwo - 1
+        producerWakeOccupancy = capacityPowerOfTwo / 2
 
         // SAFETY: freshly allocated, correctly sized and aligned; every control word is initialized before any
         // UnsafeAtomic is formed over it, and the slot bytes are raw storage written before they are read
@@ -201,6 +211,12 @@ public final class NotificationRing: @unchecked Sendable {
     /// Entries rejected because their value was longer than `maxValueLength`. Readable from any thread.
     public var oversized: Int { oversizedCount.load(ordering: .relaxed) }
 
+    /// Whether the consumer has announced that it sleeps in `waitForData` (for tests and diagnostics).
+    var consumerIsSleeping: Bool { consumerSleeping.load(ordering: .relaxed) != 0 }
+
+    /// Whether the producer has announced that it sleeps in `pushWaiting` (for tests and diagnostics).
+    var producerIsSleeping: Bool { producerSleeping.load(ordering: .relaxed) != 0 }
+
     // MARK: Producer
 
     private enum PushOutcome {
@@ -230,7 +246,7 @@ public final class NotificationRing: @unchecked Sendable {
 
     /// Copies one entry into the ring, blocking while the ring is full (the replay path: nothing is dropped).
     ///
-    /// Spins briefly, then sleeps on an eventfd that the consumer writes once after freeing space.
+    /// Spins briefly, then sleeps on an eventfd that the consumer writes once the ring has drained to half.
     ///
     /// - Parameters:
     ///   - kind: What the entry is.
@@ -252,9 +268,10 @@ public final class NotificationRing: @unchecked Sendable {
                 continue
             }
             // Announce the sleep, then re-check (Dekker, see the header); the consumer's head store is seq_cst.
+            // The re-check uses the same low-water mark as the consumer's wake condition.
             producerSleeping.store(1, ordering: .sequentiallyConsistent)
             let currentTail = tail.load(ordering: .relaxed)
-            if currentTail &- head.load(ordering: .sequentiallyConsistent) < capacity {
+            if currentTail &- head.load(ordering: .sequentiallyConsistent) <= producerWakeOccupancy {
                 producerSleeping.store(0, ordering: .relaxed)
                 continue
             }
@@ -361,14 +378,18 @@ public final class NotificationRing: @unchecked Sendable {
             // Release the slots (release) and order before the sleep-flag load (seq_cst): see the header.
             head.store(sequence, ordering: .sequentiallyConsistent)
             if producerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
-                wakeProducer()
+                wakeProducer(head: sequence)
             }
         }
         return count
     }
 
+    /// Wakes a sleeping producer once the ring has drained to the low-water mark.
     @inline(never)
-    private func wakeProducer() {
+    private func wakeProducer(head currentHead: Int) {
+        // A sleeping producer does not push, so tail is stable here; acquire is not needed for correctness (the
+        // producer's flag store was seq_cst), the load only has to be fresh enough to measure the occupancy.
+        guard tail.load(ordering: .acquiring) &- currentHead <= producerWakeOccupancy else { return }
         guard producerSleeping.exchange(0, ordering: .relaxed) != 0 else { return }
         do {
             try spaceReady.signal()
