@@ -33,6 +33,10 @@ let package = Package(
             dependencies: ["GripWire", "GripAnalysis", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: strictSwift + [.strictMemorySafety()]
         ),
+        // libdbus-1 (modulemap + shim.h); only GripBlueZ imports it.
+        .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // BlueZ GATT client over D-Bus; knows nothing about grips.
+        .target(name: "GripBlueZ", dependencies: ["CDBus"], swiftSettings: strictSwift + [.strictMemorySafety()]),
         // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
         .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
         .executableTarget(
@@ -55,6 +59,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripTestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ"], swiftSettings: strictSwift),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
     ]
 )
