@@ -45,7 +45,7 @@ fake_pid=""
 
 cleanup() {
     if [ -n "$fake_pid" ]; then kill -KILL "$fake_pid" 2>/dev/null || true; wait "$fake_pid" 2>/dev/null || true; fi
-    if [ -n "$bus_pid" ]; then kill -TERM "$bus_pid" 2>/dev/null || true; fi
+    if [ -n "$bus_pid" ]; then kill -KILL "$bus_pid" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
