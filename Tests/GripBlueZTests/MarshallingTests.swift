@@ -3,7 +3,7 @@ import Testing
 
 @testable import GripBlueZ
 
-@Suite("D-Bus marshalling through a real dbus-daemon", .serialized, .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
+@Suite("D-Bus marshalling through a real dbus-daemon", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
 struct MarshallingTests {
     static let samples: [DBusValue] = [
         .byte(0), .byte(255), .boolean(true), .boolean(false),

@@ -113,6 +113,7 @@ final class BusConnection: @unchecked Sendable {
     /// Calls a method and returns the reply's arguments.
     /// - Throws: `.methodFailed` with the D-Bus error name (NoReply after `timeout`), `.closed`,
     ///   `.invalidArgument`.
+    @discardableResult
     func call(
         _ destination: String, _ path: ObjectPath, _ interface: String, _ member: String,
         _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)

@@ -556,15 +556,27 @@ private struct FilterContext {
 /// microseconds of CLOCK_MONOTONIC. Runs on the D-Bus loop thread.
 public typealias NotificationHandler = @Sendable (UnsafeRawBufferPointer, _ hostMicros: Int64) -> Void
 
+/// A `NotificationHandler` held by value. The handler only sees its buffer during the call, so holding it is safe.
+@safe
+struct NotificationSink: Sendable {
+    // SAFETY: the closure's UnsafeRawBufferPointer argument is created by the caller for the call's duration only.
+    private let handler: NotificationHandler
+
+    init(_ handler: @escaping NotificationHandler) { unsafe self.handler = handler }
+
+    /// Calls the handler.
+    // HOT PATH: no allocation.
+    func callAsFunction(_ bytes: UnsafeRawBufferPointer, _ hostMicros: Int64) { unsafe handler(bytes, hostMicros) }
+}
+
 /// Routes `PropertiesChanged("org.bluez.GattCharacteristic1", {"Value": ay}, [])` signals on registered
 /// characteristic paths straight to a handler, without allocating.
 @safe
 final class Notifications: @unchecked Sendable {
     // SAFETY: `routes` is mutated and read only on the loop thread (the filter runs there, during dispatch).
-    @safe
     private struct Route {
         var path: ContiguousArray<CChar>
-        var handler: NotificationHandler
+        var handler: NotificationSink
         var id: Int
     }
 
@@ -572,9 +584,9 @@ final class Notifications: @unchecked Sendable {
     private var nextID = 0
 
     /// Adds a route (loop thread only); returns its id for `remove`.
-    func add(path: String, handler: @escaping NotificationHandler) -> Int {
+    func add(path: String, handler: NotificationSink) -> Int {
         nextID += 1
-        unsafe routes.append(Route(path: ContiguousArray(path.utf8CString), handler: handler, id: nextID))
+        routes.append(Route(path: ContiguousArray(path.utf8CString), handler: handler, id: nextID))
         return nextID
     }
 

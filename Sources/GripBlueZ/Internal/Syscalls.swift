@@ -109,3 +109,37 @@ struct OSThread: Sendable {
     /// This thread's id as returned by `currentID` on it.
     var id: UInt { UInt(handle) }
 }
+
+/// A fixed receive buffer for one AcquireNotify socket: allocated once per acquisition, never per datagram.
+@safe
+final class DatagramReceiver: @unchecked Sendable {
+    // SAFETY: `memory` is owned (allocated in init, freed in deinit) and only used on the loop thread.
+    private let memory: UnsafeMutableRawBufferPointer
+
+    enum Outcome {
+        case datagram(Int)
+        case wouldBlock
+        case failed(Int32)
+    }
+
+    /// - Parameter capacity: at least the ATT MTU, so no notification is truncated.
+    init(capacity: Int) {
+        unsafe memory = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { unsafe memory.deallocate() }
+
+    /// Reads one datagram from `fd` (`recv`, MSG_DONTWAIT).
+    // HOT PATH: one syscall, no allocation.
+    func receive(from fd: Int32) -> Outcome {
+        let (count, error) = unsafe Syscall.receive(fd, into: memory)
+        if let count { return .datagram(count) }
+        return error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error)
+    }
+
+    /// Hands the first `count` bytes of the last datagram to `handler`.
+    // HOT PATH: no allocation.
+    func deliver(count: Int, hostMicros: Int64, to handler: NotificationSink) {
+        unsafe handler(UnsafeRawBufferPointer(rebasing: memory[0..<count]), hostMicros)
+    }
+}
