@@ -31,9 +31,12 @@ public final class BlueZClient: Sendable {
     /// This client's unique bus name (BlueZ keys notify and discovery sessions by it).
     public var uniqueName: String { connection.uniqueName }
 
-    /// Closes the bus connection: BlueZ ends this client's notify and discovery sessions. Idempotent.
-    /// - Important: Stop every `DeviceConnection` first; do not call from a notification callback.
+    /// Closes the bus connection: BlueZ ends this client's notify and discovery sessions. Idempotent; also done
+    /// when the client is released.
+    /// - Important: Stop every `DeviceConnection` first (their cleanup needs the connection).
     public func close() { connection.close() }
+
+    deinit { connection.close() }
 
     /// Checks that bluetoothd runs and the adapter is present and powered.
     /// - Parameter name: `hci0`-style name, or nil for the first adapter.

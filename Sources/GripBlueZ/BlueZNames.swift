@@ -96,6 +96,7 @@ public struct DeviceCriteria: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
+    /// The criteria as text, for messages (`name prefix "Progressor", service …`).
     public var description: String {
         var parts: [String] = []
         if let address { parts.append("address \(address)") }

@@ -10,8 +10,10 @@ public struct ObjectPath: RawRepresentable, Hashable, Sendable, Comparable, Cust
     /// Wraps a literal path.
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// The path text.
     public var description: String { rawValue }
 
+    /// Orders paths by their text.
     public static func < (lhs: ObjectPath, rhs: ObjectPath) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// Whether `self` is `ancestor` or lies below it.
@@ -32,6 +34,7 @@ public struct DBusSignature: RawRepresentable, Hashable, Sendable, CustomStringC
     /// Wraps a literal signature.
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// The signature text.
     public var description: String { rawValue }
 }
 
@@ -57,18 +60,31 @@ public struct DBusDictionaryEntry: Hashable, Sendable {
 /// - Important: A decoded `.unixFD` is a new descriptor that the receiver owns and must close; an encoded one is
 ///   duplicated by libdbus and stays owned by the caller.
 public enum DBusValue: Hashable, Sendable {
+    /// `y`.
     case byte(UInt8)
+    /// `b`.
     case boolean(Bool)
+    /// `n`.
     case int16(Int16)
+    /// `q`.
     case uint16(UInt16)
+    /// `i`.
     case int32(Int32)
+    /// `u`.
     case uint32(UInt32)
+    /// `x`.
     case int64(Int64)
+    /// `t`.
     case uint64(UInt64)
+    /// `d`.
     case double(Double)
+    /// `s`.
     case string(String)
+    /// `o`.
     case objectPath(ObjectPath)
+    /// `g`.
     case signature(DBusSignature)
+    /// `h`: a file descriptor (see the ownership note above).
     case unixFD(Int32)
     /// `ay`.
     case bytes([UInt8])

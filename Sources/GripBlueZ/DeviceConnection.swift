@@ -192,7 +192,7 @@ public final class DeviceConnection: Sendable {
     // MARK: Supervision
 
     private enum Established { case established, stopped, deviceGone }
-    private enum Monitored { case stopped, bluezLost, deviceRemoved, linkLost, servicesChanged, notifyClosed }
+    private enum Monitored { case stopped, busLost, bluezLost, deviceRemoved, linkLost, servicesChanged, notifyClosed }
 
     private func supervise() async throws(GripBlueZError) {
         _ = try await client.adapter(adapterName)
@@ -227,6 +227,10 @@ public final class DeviceConnection: Sendable {
             switch try await monitor(devicePath, notifyPath, mode) {
             case .stopped:
                 return
+            case .busLost:
+                onEvent(.disconnected(reason: "D-Bus connection lost"))
+                throw .busUnavailable(address: connection.address, dbusError: "org.freedesktop.DBus.Error.Disconnected",
+                                      message: "the bus connection was closed; create a new BlueZClient")
             case .bluezLost:
                 onEvent(.bluetoothdStopped)
                 try await forgetSession(bluetoothdGone: true)
@@ -405,6 +409,7 @@ public final class DeviceConnection: Sendable {
     private func monitor(_ devicePath: ObjectPath, _ notifyPath: ObjectPath, _ mode: NotifyMode) async throws(GripBlueZError) -> Monitored {
         let outcome = await cache.wait(timeout: nil) { [self] _ in
             if state.stopRequested { return Monitored.stopped }
+            if cache.busLost { return .busLost }
             if cache.bluezOwner == nil { return .bluezLost }
             guard let device = cache.interfaces(at: devicePath)?[BlueZ.device] else { return .deviceRemoved }
             if device["Connected"]?.boolValue != true { return .linkLost }

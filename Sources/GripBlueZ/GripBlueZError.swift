@@ -30,6 +30,7 @@ public enum GripBlueZError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The client or connection was closed.
     case closed
 
+    /// What happened and what to do about it.
     public var description: String {
         switch self {
         case .busUnavailable(let address, let name, let message):

@@ -32,10 +32,14 @@ final class ObjectCache: @unchecked Sendable {
     private var objects: [ObjectPath: ObjectInterfaces] = [:]
     private var watchers: [(id: Int, body: @Sendable (CacheEvent) -> Void)] = []
     private var nextWatcherID = 0
+    /// Pending `wait`s, released with nil when the connection closes.
+    private var waiters: [Int: @Sendable () -> Void] = [:]
     private var generation = 0
     private var handlerID: Int?
     /// Unique name of org.bluez's owner, nil while bluetoothd is not running.
     private(set) var bluezOwner: String?
+    /// The bus connection dropped (libdbus's local Disconnected signal); the client must be recreated.
+    private(set) var busLost = false
 
     init(connection: BusConnection) {
         self.connection = connection
@@ -53,8 +57,14 @@ final class ObjectCache: @unchecked Sendable {
     /// Subscribes, then takes the snapshot. When bluetoothd is not running the cache starts empty and fills when
     /// it appears.
     func start() async throws(GripBlueZError) {
-        guard await connection.perform({ [self] in
+        guard await connection.perform({ [self] () -> Bool in
             handlerID = connection.addMessageHandler { [self] message in handle(message) }
+            connection.onClose { [self] in
+                let pending = waiters
+                waiters.removeAll()
+                for release in pending.values { release() }
+            }
+            return true
         }) != nil else { throw .closed }
         for rule in Self.matchRules { try await connection.addMatch(rule) }
 
@@ -149,6 +159,7 @@ final class ObjectCache: @unchecked Sendable {
                     waiter.watcherID = addWatcher { [self] event in
                         if !waiter.done, let value = check(event) { finish(waiter, value) }
                     }
+                    waiters[waiter.watcherID!] = { [self] in finish(waiter, nil) }
                     if let timeout {
                         waiter.timerID = connection.schedule(after: timeout) { [self] in finish(waiter, nil) }
                     }
@@ -166,7 +177,10 @@ final class ObjectCache: @unchecked Sendable {
     private func finish<T>(_ waiter: Waiter<T>, _ value: T?) {
         guard !waiter.done, let continuation = waiter.continuation else { return }
         waiter.done = true
-        if let id = waiter.watcherID { removeWatcher(id) }
+        if let id = waiter.watcherID {
+            removeWatcher(id)
+            waiters.removeValue(forKey: id)
+        }
         if let id = waiter.timerID { connection.cancelTimer(id) }
         continuation.resume(returning: value)
     }
@@ -176,6 +190,12 @@ final class ObjectCache: @unchecked Sendable {
     private func handle(_ message: OwnedMessage) {
         guard message.type == DBusMessageType.signal, let member = message.member else { return }
         switch (message.interface, member) {
+        case ("org.freedesktop.DBus.Local", "Disconnected"):
+            // The bus itself went away (dbus-daemon restart): nothing will arrive any more.
+            busLost = true
+            bluezOwner = nil
+            objects.removeAll()
+            notify(.bluezLost)
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             let arguments = message.arguments()
             guard arguments.count == 3, arguments[0].stringValue == "org.bluez" else { return }

@@ -23,6 +23,13 @@ Parameters (-p JSON, every key optional):
     decoy           false to leave out the decoy device "Decoy Scale" (default true)
 
 Control methods are on `/`, interface org.freedesktop.DBus.Mock (see the functions below).
+
+What it cannot model (cover these on a Pi with a real device): ATT/MTU negotiation (MTU is a fixed property),
+pairing and agents, real radio timing and signal loss/bursts, advertisement-only data (ManufacturerData/ServiceData
+updates, DuplicateData), temporary-device expiry (TemporaryTimeout), the CCCD-write delay that makes AcquireNotify
+lose early notifications, ReadValue echoing as a Value signal, AcquireWrite, indications (confirmations),
+auto-connect after a link loss without a client Connect (use Reconnect), the 5.83+ Device1.Disconnected signal, and
+a dbus-daemon restart (the private bus stays up for the whole test).
 '''
 
 import os

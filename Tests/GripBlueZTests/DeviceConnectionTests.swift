@@ -264,6 +264,26 @@ struct DeviceConnectionTests {
         #expect(try await fake.stat("disconnectCalls") == 1)
     }
 
+    @Test("a device BlueZ does not know yet is scanned for by address, then connected")
+    func scansForUnknownDevice() async throws {
+        let fake = try FakeBlueZ(notifications: streamed)
+        defer { fake.stop() }
+        let session = try await Session(fake) { $0.rediscoverAfter = .milliseconds(200) }
+        #expect(await session.waitForReady())
+        #expect(session.events.all.first == .waitingForDevice)
+        #expect(await session.finish() == nil)
+    }
+
+    @Test("closing the client ends run() with .closed instead of hanging")
+    func clientClosed() async throws {
+        let fake = try FakeBlueZ(parameters: ["known": true])
+        defer { fake.stop() }
+        let session = try await Session(fake)
+        #expect(await session.waitForReady())
+        session.client.close()
+        #expect(await session.task.value == .closed)
+    }
+
     @Test("with reconnect off, a link drop ends run() with a disconnected error")
     func noReconnect() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true])

@@ -37,6 +37,7 @@ final class BusConnection: @unchecked Sendable {
     private var timers: [Int: (deadline: Int64, body: @Sendable () -> Void)] = [:]
     private var messageHandlers: [(id: Int, handler: @Sendable (OwnedMessage) -> Void)] = []
     private var pendingCalls: [Int: @Sendable (OwnedMessage?) -> Void] = [:]
+    private var closeHandlers: [@Sendable () -> Void] = []
     private var nextID = 0
     private var pollFDs: [pollfd] = []
     private(set) var isDisconnected = false
@@ -220,25 +221,32 @@ final class BusConnection: @unchecked Sendable {
         timers.removeValue(forKey: id)
     }
 
+    /// Runs `body` on the loop thread when the loop stops (to release waiters). Loop thread only.
+    func onClose(_ body: @escaping @Sendable () -> Void) {
+        assertOnLoop()
+        closeHandlers.append(body)
+    }
+
     // MARK: Lifecycle
 
-    /// Stops the loop thread, fails outstanding calls with `.closed` and closes the connection. Idempotent; must
-    /// not be called on the loop thread.
+    /// Stops the loop thread, fails outstanding calls with `.closed` and closes the connection. Idempotent.
+    /// From another thread it returns once the loop thread has finished; on the loop thread itself it only asks
+    /// the loop to stop after the current callback.
     func close() {
-        precondition(!isOnLoopThread, "BusConnection.close() called on its own loop thread")
         let first = shared.withLock { state -> Bool in
             defer { state.stopping = true }
             return !state.stopping
         }
         guard first else { return }
         Syscall.signalWakePipe(wake.write)
-        thread?.join()
-        Syscall.close(wake.read)
-        Syscall.close(wake.write)
+        if !isOnLoopThread { thread?.join() }
     }
 
     deinit {
-        if shared.withLock({ !$0.stopping }) { close() }
+        // The loop thread holds a reference until it returns, so by now it has stopped (or never started).
+        Syscall.close(wake.read)
+        Syscall.close(wake.write)
+        if thread == nil { raw.close() }
     }
 
     private func runLoop() {
@@ -257,6 +265,9 @@ final class BusConnection: @unchecked Sendable {
         let pending = pendingCalls
         pendingCalls.removeAll()
         for completion in pending.values { completion(nil) }
+        let handlers = closeHandlers
+        closeHandlers.removeAll()
+        for handler in handlers { handler() }
         messageHandlers.removeAll()
         fdWatches.removeAll()
         timers.removeAll()
