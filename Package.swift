@@ -38,6 +38,10 @@ let package = Package(
             dependencies: ["GripWire", "GripAnalysis", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: strictSwift + [.strictMemorySafety()]
         ),
+        // libdbus-1 (modulemap + shim.h); only GripBlueZ imports it.
+        .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // BlueZ GATT client over D-Bus; knows nothing about grips.
+        .target(name: "GripBlueZ", dependencies: ["CDBus"], swiftSettings: strictSwift + [.strictMemorySafety()]),
         // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
         .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
         // SQLite through GRDB: schema, recordings, sample chunks, entitlement state, the quota transaction.
@@ -72,6 +76,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ"], swiftSettings: strictSwift),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
         // A child process for GripStoreTests (SIGKILL while recording, processes racing for the last free slot).
         .executableTarget(

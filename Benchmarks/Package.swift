@@ -21,6 +21,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GripStream", package: "griptrack"),
+                .product(name: "GripWire", package: "griptrack"),
             ],
             path: "Benchmarks/RingBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
