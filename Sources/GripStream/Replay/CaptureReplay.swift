@@ -87,10 +87,11 @@ public enum CaptureReplay {
         var finished = false
         while !finished {
             ring.waitForData()
-            _ = ring.popBatch(max: 256) { entry in
-                if entry.kind == .endOfStream { finished = true }
-                processor.process(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros,
-                                  value: entry.value) { output in
+            // SAFETY: `entry.value` is only read inside this closure, as popBatch requires.
+            _ = unsafe ring.popBatch(max: 256) { entry in
+                if unsafe entry.kind == .endOfStream { finished = true }
+                unsafe processor.process(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros,
+                                         value: entry.value) { output in
                     builder.record(output)
                     observer?(output)
                 }
@@ -112,14 +113,15 @@ public enum CaptureReplay {
             _ = try CaptureFile.read(path: path) { event in
                 guard let entry = RingInput(event) else { return }
                 pacer.wait(untilCaptureMicros: entry.hostMicros)
-                entry.value.withUnsafeBytes { bytes in
-                    ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
+                // A notification value is at most 512 bytes (ATT), so pushWaiting cannot refuse it as oversized.
+                _ = unsafe entry.value.withUnsafeBytes { bytes in
+                    unsafe ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
                 }
             }
         } catch {
             damage = error
         }
-        ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        _ = unsafe ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
         return damage
     }
 }
