@@ -24,20 +24,36 @@ extension RecordingStore {
     func beginRecording(
         _ draft: RecordingDraft, owner: ProcessOwner, admission: (StoredCount) -> AdmissionDecision
     ) throws(GripStoreError) -> RecordingID {
+        try beginRecording(draft, owner: owner) { _, count in admission(count) }
+    }
+
+    /// The transaction behind every `beginRecording`: `admission` may read the entitlement state on `db`.
+    func beginRecording(
+        _ draft: RecordingDraft, owner: ProcessOwner, admission: (Database, StoredCount) throws -> AdmissionDecision
+    ) throws(GripStoreError) -> RecordingID {
         try writeImmediate("start a recording") { db in
-            let stored = try RecordingRecord.fetchCount(db)
-            if case .refuse(let reason) = admission(StoredCount(recordings: stored)) {
-                throw GripStoreError.refused(reason: reason, storedRecordings: stored)
-            }
-            var record = RecordingRecord(
-                id: nil, uuid: draft.uuid, startedAt: draft.startedAt, endedAt: nil, device: draft.device,
-                profile: draft.profile, hand: draft.hand, label: draft.label, state: .recording,
-                owner: owner.token, lastCommitAt: nil, sampleCount: 0, maxKilograms: nil, averageKilograms: nil
-            )
-            try record.insert(db)
-            guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
-            return RecordingID(rawValue: id)
+            try Self.insertRecording(db, draft, owner: owner, admission: admission)
         }
+    }
+
+    /// Counts, asks `admission`, and inserts the new row (state `recording`) on `db`, inside the caller's
+    /// IMMEDIATE transaction.
+    static func insertRecording(
+        _ db: Database, _ draft: RecordingDraft, owner: ProcessOwner,
+        admission: (Database, StoredCount) throws -> AdmissionDecision
+    ) throws -> RecordingID {
+        let stored = try RecordingRecord.fetchCount(db)
+        if case .refuse(let reason) = try admission(db, StoredCount(recordings: stored)) {
+            throw GripStoreError.refused(reason: reason, storedRecordings: stored)
+        }
+        var record = RecordingRecord(
+            id: nil, uuid: draft.uuid, startedAt: draft.startedAt, endedAt: nil, device: draft.device,
+            profile: draft.profile, hand: draft.hand, label: draft.label, state: .recording,
+            owner: owner.token, lastCommitAt: nil, sampleCount: 0, maxKilograms: nil, averageKilograms: nil
+        )
+        try record.insert(db)
+        guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
+        return RecordingID(rawValue: id)
     }
 
     /// Marks a recording `complete` with its end time, summary and efforts.
@@ -84,7 +100,7 @@ extension RecordingStore {
         }
     }
 
-    private static func saveAnalysis(
+    static func saveAnalysis(
         _ db: Database, _ record: inout RecordingRecord, summary: RecordingSummaryValues, efforts: [StoredEffort]
     ) throws {
         record.endedAt = summary.endedAt
