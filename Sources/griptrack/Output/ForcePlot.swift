@@ -107,7 +107,7 @@ struct ForcePlot {
     /// The smallest 1, 2, 5 × 10ⁿ step multiple at or above `value`, so the axis ends on a round number.
     static func niceCeiling(_ value: Double) -> Double {
         guard value > 0 else { return 1 }
-        let step = niceStep(value / 4)
+        let step = niceStep(value / 8)
         return (value / step).rounded(.up) * step
     }
 
