@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "GripAnalysis", targets: ["GripAnalysis"]),
         .library(name: "GripStream", targets: ["GripStream"]),
         .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
+        .library(name: "GripStore", targets: ["GripStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -142,3 +142,25 @@ struct ProVerifyVectorTests {
         #expect(second.stdout == "Notification: ignored: this notification was already applied\nFree: no Pro subscription\n")
     }
 }
+
+@Suite("account binding")
+struct AccountBindingTests {
+    @Test("with account_token set, a valid transaction without that appAccountToken is refused as app identifier")
+    func unboundTransactionRefused() throws {
+        let sandbox = try CLISandbox(config: """
+            [app_store]
+            bundle_id = "com.example"
+            environment = "Sandbox"
+            trusted_roots = ["\(Vectors.path("certs/testCA.der"))"]
+            account_token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+            """)
+        defer { sandbox.cleanUp() }
+        let result = try sandbox.plain([
+            "pro", "verify", Vectors.path("mock_signed_data/transactionInfo"), "--at", "2025-11-01",
+            "--config", sandbox.config,
+        ])
+        #expect(result.status == 5)
+        #expect(result.stderr == "griptrack: Signed data rejected (app identifier): appAccountToken missing, expected "
+            + "\"7e3fb20b-4cdb-47cc-936d-99d65f608138\" (app_store.account_token). Nothing was changed.\n")
+    }
+}
