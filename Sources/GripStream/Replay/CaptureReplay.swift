@@ -103,12 +103,15 @@ public enum CaptureReplay {
         var finished = false
         while !finished {
             ring.waitForData()
-            _ = ring.popBatch(max: 256) { entry in
-                if entry.kind == .endOfStream { finished = true }
-                processor.process(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros,
-                                  value: entry.value) { output in
+            // SAFETY: `entry` (and its `value` view into the slot) is only used inside this closure, while the
+            // ring keeps the slot for the consumer.
+            _ = unsafe ring.popBatch(max: 256) { entry in
+                if unsafe entry.kind == .endOfStream { finished = true }
+                let hostMicros = unsafe entry.hostMicros
+                unsafe processor.process(kind: entry.kind, handle: entry.handle, hostMicros: hostMicros,
+                                         value: entry.value) { output in
                     builder.record(output)
-                    observer?(output, entry.hostMicros)
+                    observer?(output, hostMicros)
                 }
             }
         }
@@ -128,14 +131,17 @@ public enum CaptureReplay {
             _ = try CaptureFile.read(path: path) { event in
                 guard let entry = RingInput(event) else { return }
                 pacer.wait(untilCaptureMicros: entry.hostMicros)
-                entry.value.withUnsafeBytes { bytes in
-                    ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
+                // SAFETY: `bytes` is only read by `pushWaiting`, which copies it into a slot before returning.
+                _ = unsafe entry.value.withUnsafeBytes { bytes in
+                    unsafe ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
                 }
             }
         } catch {
             damage = error
         }
-        ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        // SAFETY: an empty buffer; nothing is read from it.
+        _ = unsafe ring.pushWaiting(
+            kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
         return damage
     }
 }
