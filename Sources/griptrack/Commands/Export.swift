@@ -106,7 +106,7 @@ struct RecordingExport: Encodable {
     }
 
     var id: Int64
-    var uuid: UUID
+    var uuid: String
     var startedAt: Date
     var endedAt: Date?
     var device: String
@@ -120,14 +120,14 @@ struct RecordingExport: Encodable {
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         id = row.id.rawValue
-        uuid = row.uuid
+        uuid = row.uuid.uuidString.lowercased()
         startedAt = row.startedAt
         endedAt = row.endedAt
         device = row.device
         profile = row.profile
         state = row.state.rawValue
-        maxKg = row.maxKilograms
-        avgKg = row.averageKilograms
+        maxKg = grams(row.maxKilograms)
+        avgKg = grams(row.averageKilograms)
         self.efforts = ShowJSON(row: row, efforts: efforts, samples: samples).efforts
         self.samples = samples.map { Sample(micros: $0.micros, kg: $0.kilograms) }
     }
@@ -150,7 +150,7 @@ struct RecordingExport: Encodable {
             "efforts,\(efforts.count)",
             "device,\(field(device))",
             "profile,\(field(profile))",
-            "uuid,\(uuid.uuidString.lowercased())",
+            "uuid,\(uuid)",
             "",
             "time,weight",
         ]

@@ -67,7 +67,7 @@ extension Griptrack {
 struct ListJSON: Encodable {
     struct Item: Encodable {
         var id: Int64
-        var uuid: UUID
+        var uuid: String
         var startedAt: Date
         var endedAt: Date?
         var device: String
@@ -86,9 +86,9 @@ struct ListJSON: Encodable {
     init(list: RecordingList, status: AccessStatus) {
         recordings = list.visible.map {
             Item(
-                id: $0.id.rawValue, uuid: $0.uuid, startedAt: $0.startedAt, endedAt: $0.endedAt, device: $0.device,
+                id: $0.id.rawValue, uuid: $0.uuid.uuidString.lowercased(), startedAt: $0.startedAt, endedAt: $0.endedAt, device: $0.device,
                 profile: $0.profile, state: $0.state.rawValue, efforts: $0.effortCount, samples: $0.sampleCount,
-                maxKg: $0.maxKilograms, avgKg: $0.averageKilograms)
+                maxKg: grams($0.maxKilograms), avgKg: grams($0.averageKilograms))
         }
         hidden = list.hiddenCount
         plan = status.access.tier.rawValue

@@ -122,16 +122,16 @@ struct ShowJSON: Encodable {
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         recording = ListJSON.Item(
-            id: row.id.rawValue, uuid: row.uuid, startedAt: row.startedAt, endedAt: row.endedAt, device: row.device,
+            id: row.id.rawValue, uuid: row.uuid.uuidString.lowercased(), startedAt: row.startedAt, endedAt: row.endedAt, device: row.device,
             profile: row.profile, state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
-            maxKg: row.maxKilograms, avgKg: row.averageKilograms)
+            maxKg: grams(row.maxKilograms), avgKg: grams(row.averageKilograms))
         let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
         self.efforts = efforts.map {
             EffortItem(
                 index: $0.index, startS: Double($0.startMicros - origin) / 1e6, durationS: Double($0.durationMicros) / 1e6,
-                peakKg: $0.peakKilograms, meanKg: $0.meanKilograms, timeToPeakS: Double($0.timeToPeakMicros) / 1e6,
-                rfdKgS: $0.rfdKilogramsPerSecond, impulseKgS: $0.impulseKilogramSeconds,
-                baselineKg: $0.baselineKilograms, open: $0.isOpen)
+                peakKg: gramsOf($0.peakKilograms), meanKg: gramsOf($0.meanKilograms), timeToPeakS: Double($0.timeToPeakMicros) / 1e6,
+                rfdKgS: $0.rfdKilogramsPerSecond.map { ($0 * 100).rounded() / 100 }, impulseKgS: gramsOf($0.impulseKilogramSeconds),
+                baselineKg: gramsOf($0.baselineKilograms), open: $0.isOpen)
         }
     }
 }

@@ -72,16 +72,16 @@ struct Comparison: Encodable {
 
     init(_ recordings: [AnalysedRecording]) {
         let trends = Trends(recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) })
-        personalBestKg = trends.personalBestKg.map(Double.init)
+        personalBestKg = grams(trends.personalBestKg.map(Double.init))
         personalBestDay = trends.personalBestDay.map(Format.dayString)
         slopeKgPerWeek = trends.slopeKgPerWeek
-        changeFromFirstKg = trends.changeFromFirstKg.map(Double.init)
+        changeFromFirstKg = grams(trends.changeFromFirstKg.map(Double.init))
         let scored = recordings.filter { $0.recording.maxKg != nil }
         if let latest = scored.last {
             latestId = latest.id.rawValue
-            latestMaxKg = latest.recording.maxKg.map(Double.init)
-            latestVsPreviousKg = trends.changeFromPreviousKg.map(Double.init)
-            if let best = personalBestKg, let max = latestMaxKg { latestVsBestKg = max - best }
+            latestMaxKg = grams(latest.recording.maxKg.map(Double.init))
+            latestVsPreviousKg = grams(trends.changeFromPreviousKg.map(Double.init))
+            if let best = personalBestKg, let max = latestMaxKg { latestVsBestKg = grams(max - best) }
         }
     }
 
@@ -121,8 +121,8 @@ struct StatsJSON: Encodable {
         self.hidden = hidden
         efforts = stats.efforts
         samples = stats.samples
-        maxKg = stats.maxKilograms
-        avgKg = stats.averageKilograms
+        maxKg = grams(stats.maxKilograms)
+        avgKg = grams(stats.averageKilograms)
         first = stats.first
         last = stats.last
         self.comparison = comparison

@@ -78,16 +78,16 @@ struct TrendsJSON: Encodable {
 
     init(_ trends: Trends) {
         days = trends.days.map {
-            Period(start: Format.dayString($0.key), bestKg: Double($0.bestKg), avgKg: Double($0.averageKg), recordings: $0.recordings)
+            Period(start: Format.dayString($0.key), bestKg: gramsOf(Double($0.bestKg)), avgKg: gramsOf(Double($0.averageKg)), recordings: $0.recordings)
         }
         weeks = trends.weeks.map {
-            Period(start: Format.dayString($0.key * 7 + Griptrack.TrendsCommand.mondayKey), bestKg: Double($0.bestKg),
-                   avgKg: Double($0.averageKg), recordings: $0.recordings)
+            Period(start: Format.dayString($0.key * 7 + Griptrack.TrendsCommand.mondayKey), bestKg: gramsOf(Double($0.bestKg)),
+                   avgKg: gramsOf(Double($0.averageKg)), recordings: $0.recordings)
         }
         slopeKgPerWeek = trends.slopeKgPerWeek
-        changeFromFirstKg = trends.changeFromFirstKg.map(Double.init)
-        changeFromPreviousKg = trends.changeFromPreviousKg.map(Double.init)
-        personalBestKg = trends.personalBestKg.map(Double.init)
+        changeFromFirstKg = grams(trends.changeFromFirstKg.map(Double.init))
+        changeFromPreviousKg = grams(trends.changeFromPreviousKg.map(Double.init))
+        personalBestKg = grams(trends.personalBestKg.map(Double.init))
         personalBestDay = trends.personalBestDay.map(Format.dayString)
     }
 }

@@ -54,3 +54,9 @@ extension String {
     /// Left-aligned in `width` columns.
     func rightPadded(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
 }
+
+/// Kilograms rounded to the gram for JSON output (forces are float32 on the wire; more digits are noise).
+func grams(_ value: Double?) -> Double? { value.map { ($0 * 1000).rounded() / 1000 } }
+
+/// Kilograms rounded to the gram.
+func gramsOf(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
