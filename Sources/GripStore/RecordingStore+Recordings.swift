@@ -166,7 +166,9 @@ extension RecordingStore {
         try read("list recordings") { db in
             let total = try RecordingRecord.fetchCount(db)
             var sql = """
-                SELECT recording.*,
+                SELECT recording.id, recording.uuid, recording.startedAt, recording.endedAt, recording.device,
+                       recording.profile, recording.hand, recording.label, recording.state, recording.owner,
+                       recording.lastCommitAt, recording.sampleCount, recording.maxKilograms, recording.averageKilograms,
                        (SELECT COUNT(*) FROM effort WHERE effort.recordingId = recording.id) AS effortCount
                 FROM recording
                 ORDER BY startedAt DESC, id DESC
@@ -176,11 +178,30 @@ extension RecordingStore {
                 sql += " LIMIT ?"
                 arguments = [max(0, limit)]
             }
-            let visible = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                try RecordingRecord(row: row).row(effortCount: row["effortCount"])
+            // Columns are read by position rather than through `Decodable`: a full history of 10,000 rows decodes
+            // in half the time (Benchmarks/StoreBenchmarks).
+            var visible: [RecordingRow] = []
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try cursor.next() {
+                visible.append(try Self.recordingRow(row))
             }
             return RecordingList(visible: visible, hiddenCount: total - visible.count)
         }
+    }
+
+    /// A `recording.*` row plus `effortCount`, read by column position (the order of the v1 migration).
+    static func recordingRow(_ row: Row) throws -> RecordingRow {
+        guard let uuid = UUID(uuidString: row[1] as String),
+            let state = RecordingState(rawValue: row[8] as String)
+        else {
+            throw GripStoreError.sqlite(
+                operation: "list recordings", code: 11, extendedCode: 11, message: "a recording row has a bad uuid or state")
+        }
+        let hand: String? = row[6]
+        return RecordingRow(
+            id: RecordingID(rawValue: row[0]), uuid: uuid, startedAt: row[2], endedAt: row[3], device: row[4],
+            profile: row[5], hand: hand.flatMap(Hand.init(rawValue:)), label: row[7], state: state,
+            maxKilograms: row[12], averageKilograms: row[13], sampleCount: row[11], effortCount: row[14])
     }
 
     /// One recording.
