@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "GripAnalysis", targets: ["GripAnalysis"]),
         .library(name: "GripStream", targets: ["GripStream"]),
         .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
+        .library(name: "GripStore", targets: ["GripStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -45,7 +47,11 @@ let package = Package(
         // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
         .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
         // SQLite through GRDB: schema, recordings, sample chunks, entitlement state, the quota transaction.
-        .target(name: "GripStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
+        .target(
+            name: "GripStore",
+            dependencies: ["GripAnalysis", "GripEntitlements", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
         // The one place access is decided: resolver, App Store signed-data verifier, free-tier policy.
         .target(
             name: "GripEntitlements",
@@ -56,10 +62,16 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
+        .target(
+            name: "GripConfig",
+            dependencies: ["GripEntitlements", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "griptrack",
             dependencies: [
-                "GripWire", "GripAnalysis", "GripStream", "GripSimulator",
+                "GripWire", "GripAnalysis", "GripStream", "GripSimulator", "GripStore", "GripEntitlements", "GripConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift
@@ -99,6 +111,12 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSwift
+        ),
+            // End-to-end tests of the built `griptrack` binary (the test target depends on it so SwiftPM builds it).
+        .testTarget(
+            name: "GriptrackCLITests",
+            dependencies: ["griptrack", "GripTestSupport", "GripConfig"],
             swiftSettings: strictSwift
         ),
     ]
