@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "GripStream", targets: ["GripStream"]),
         .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
         .executable(name: "griptrackd", targets: ["griptrackd"]),
+        .library(name: "GripStore", targets: ["GripStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -41,10 +43,18 @@ let package = Package(
             dependencies: ["GripWire", "GripAnalysis", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: strictSwift + [.strictMemorySafety()]
         ),
+        // libdbus-1 (modulemap + shim.h); only GripBlueZ imports it.
+        .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // BlueZ GATT client over D-Bus; knows nothing about grips.
+        .target(name: "GripBlueZ", dependencies: ["CDBus"], swiftSettings: strictSwift + [.strictMemorySafety()]),
         // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
         .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
         // SQLite through GRDB: schema, recordings, sample chunks, entitlement state, the quota transaction.
-        .target(name: "GripStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
+        .target(
+            name: "GripStore",
+            dependencies: ["GripAnalysis", "GripEntitlements", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift
+        ),
         // The one place access is decided: resolver, App Store signed-data verifier, free-tier policy.
         .target(
             name: "GripEntitlements",
@@ -55,10 +65,16 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
+        .target(
+            name: "GripConfig",
+            dependencies: ["GripEntitlements", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "griptrack",
             dependencies: [
-                "GripWire", "GripAnalysis", "GripStream", "GripSimulator",
+                "GripWire", "GripAnalysis", "GripStream", "GripSimulator", "GripStore", "GripEntitlements", "GripConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift
@@ -99,6 +115,7 @@ let package = Package(
             dependencies: ["GripDaemon", "GripStream", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
+        .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ"], swiftSettings: strictSwift),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
         // A child process for GripStoreTests (SIGKILL while recording, processes racing for the last free slot).
         .executableTarget(
@@ -121,6 +138,12 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSwift
+        ),
+            // End-to-end tests of the built `griptrack` binary (the test target depends on it so SwiftPM builds it).
+        .testTarget(
+            name: "GriptrackCLITests",
+            dependencies: ["griptrack", "GripTestSupport", "GripConfig"],
             swiftSettings: strictSwift
         ),
     ]

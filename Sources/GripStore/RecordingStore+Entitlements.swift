@@ -124,7 +124,7 @@ extension RecordingStore {
     }
 
     /// Raises the high-water mark, or returns the current one if `signedDate` does not exceed it.
-    private static func acceptSignedDate(
+    static func acceptSignedDate(
         _ db: Database, kind: SignedDataKind, _ originalTransactionId: String, _ signedDateMillis: Double
     ) throws -> Double? {
         let key: [String: any DatabaseValueConvertible] = [

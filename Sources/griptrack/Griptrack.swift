@@ -3,7 +3,7 @@ import Foundation
 
 /// The `griptrack` command line: each subcommand lives in its own file under `Commands/`.
 @main
-struct Griptrack: ParsableCommand {
+struct Griptrack: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "griptrack",
         abstract: "Grip-strength recordings from a Bluetooth LE dynamometer.",
@@ -11,14 +11,21 @@ struct Griptrack: ParsableCommand {
             Exit codes: 0 ok, 1 error, 2 usage, 3 Pro required or free limit reached, \
             4 Bluetooth or daemon unavailable, 5 invalid input (capture, signed data, config).
             """,
-        subcommands: [Replay.self, Simulate.self]
+        subcommands: [
+            Replay.self, List.self, Show.self, Stats.self, TrendsCommand.self, Export.self, Delete.self, Pro.self,
+            Simulate.self,
+        ]
     )
 
     /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (DESIGN.md §7).
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

@@ -136,6 +136,15 @@ struct NotificationRingTests {
         }
     }
 
+    @Test("using the ring after close traps instead of touching freed memory")
+    func useAfterCloseTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let ring = NotificationRing(capacityPowerOfTwo: 2)
+            ring.close()
+            _ = ring.popBatch(max: 1) { _ in }
+        }
+    }
+
     @Test("pushWaiting sleeps while the ring is full and completes once the consumer has drained half of it")
     func pushWaitingSleepsUntilHalfDrained() {
         let ring = NotificationRing(capacityPowerOfTwo: 8)

@@ -48,9 +48,9 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
                 counters.countRejection(.wrongHandle)
                 return
             }
-            decodeFrame(value, hostMicros: hostMicros, output: output)
+            unsafe decodeFrame(value, hostMicros: hostMicros, output: output)
         case .write:
-            guard handle == controlHandle, let command = profile.command(fromControlWrite: value) else { return }
+            guard handle == controlHandle, let command = unsafe profile.command(fromControlWrite: value) else { return }
             decoder.noteCommandSent(command)
             // Device time restarts at every START (reference/devices.md §1.2).
             if command == .startMeasurement { clock.startNewEpoch() }
@@ -77,7 +77,7 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         // The decoder is moved out for the call so the closure may mutate the rest of `self` (exclusive access).
         // It holds no heap storage, so the copy costs nothing; the segmenter's buffers are never copied.
         var decoder = self.decoder
-        let outcome = decoder.decode(value) { sample in
+        let outcome = unsafe decoder.decode(value) { sample in
             let micros = clock.place(sample.deviceMicros, hostMicros: hostMicros)
             output(.sample(micros: micros, kilograms: sample.kilograms))
             segmenter.ingest(micros: micros, kilograms: sample.kilograms) { output(.segment($0)) }

@@ -61,16 +61,32 @@ public enum CaptureReplay {
     public static func run(
         path: String, options: ReplayOptions = .init(), observer: ((StreamOutput) -> Void)? = nil
     ) throws(ReplayError) -> ReplayReport {
+        try run(path: path, options: options, timedObserver: observer.map { observe in { output, _ in observe(output) } })
+    }
+
+    /// Replays the capture at `path`, telling the observer the capture's host time of each output.
+    ///
+    /// The host time is that of the capture record whose ring entry produced the output (Unix µs, as btsnoop
+    /// stamps it): a `.sample`'s is when the host received its notification, so a recorder can give a stored
+    /// recording the wall-clock start of its first sample. Outputs produced at the end of the capture (the last
+    /// recording closing) carry 0.
+    /// - Parameters:
+    ///   - timedObserver: called on the consuming thread with every pipeline output and its host time, in order.
+    /// - Returns: the report, as ``run(path:options:observer:)``.
+    /// - Throws: `ReplayError` when nothing could be replayed.
+    public static func run(
+        path: String, options: ReplayOptions = .init(), timedObserver: ((StreamOutput, _ hostMicros: Int64) -> Void)?
+    ) throws(ReplayError) -> ReplayReport {
         let survey = try CaptureSurvey.scan(path: path)
         guard let choice = survey.chooseForceHandle(option: options.handle) else {
             throw .noForceHandle(notifyingHandles: survey.notifyingHandles, hasDiscovery: !survey.gatt.isEmpty)
         }
-        return run(path: path, choice: choice, survey: survey, options: options, observer: observer)
+        return run(path: path, choice: choice, survey: survey, options: options, observer: timedObserver)
     }
 
     private static func run<Profile: DeviceProfile>(
         path: String, choice: ForceHandleChoice<Profile>, survey: CaptureSurvey, options: ReplayOptions,
-        observer: ((StreamOutput) -> Void)?
+        observer: ((StreamOutput, Int64) -> Void)?
     ) -> ReplayReport {
         var processor = ForceStreamProcessor(
             profile: choice.profile, forceHandle: choice.handle, controlHandle: choice.controlHandle,
@@ -87,12 +103,15 @@ public enum CaptureReplay {
         var finished = false
         while !finished {
             ring.waitForData()
-            _ = ring.popBatch(max: 256) { entry in
-                if entry.kind == .endOfStream { finished = true }
-                processor.process(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros,
-                                  value: entry.value) { output in
+            // SAFETY: `entry` (and its `value` view into the slot) is only used inside this closure, while the
+            // ring keeps the slot for the consumer.
+            _ = unsafe ring.popBatch(max: 256) { entry in
+                if unsafe entry.kind == .endOfStream { finished = true }
+                let hostMicros = unsafe entry.hostMicros
+                unsafe processor.process(kind: entry.kind, handle: entry.handle, hostMicros: hostMicros,
+                                         value: entry.value) { output in
                     builder.record(output)
-                    observer?(output)
+                    observer?(output, hostMicros)
                 }
             }
         }
@@ -112,14 +131,17 @@ public enum CaptureReplay {
             _ = try CaptureFile.read(path: path) { event in
                 guard let entry = RingInput(event) else { return }
                 pacer.wait(untilCaptureMicros: entry.hostMicros)
-                entry.value.withUnsafeBytes { bytes in
-                    ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
+                // SAFETY: `bytes` is only read by `pushWaiting`, which copies it into a slot before returning.
+                _ = unsafe entry.value.withUnsafeBytes { bytes in
+                    unsafe ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
                 }
             }
         } catch {
             damage = error
         }
-        ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        // SAFETY: an empty buffer; nothing is read from it.
+        _ = unsafe ring.pushWaiting(
+            kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
         return damage
     }
 }

@@ -102,8 +102,10 @@ public struct RingEntry {
 // contract (invariant 1): every field either is an immutable `let`, is an atomic, or is raw slot memory whose
 // ownership passes between the two threads through the release/acquire pairs on `head` and `tail`.
 // SAFETY: @safe because the two raw pointers never leave the class: every access is bounds-checked by invariant 2-3
-// (mask, length <= 512) and ownership-checked by the index protocol. The unsafety that remains is visible in the
-// API's own types (the caller's UnsafeRawBufferPointer, the @unsafe RingEntry) and is marked at the call site.
+// (mask, length <= 512) and ownership-checked by the index protocol, and every public method traps once close()
+// has run (isOpen), so a use after close is a precondition failure, not a use after free. The unsafety that remains
+// is visible in the API's own types (the caller's UnsafeRawBufferPointer, the @unsafe RingEntry) and is marked at
+// the call site; calling close() concurrently with a push or pop breaks invariant 1 like any third thread would.
 @safe
 public final class NotificationRing: @unchecked Sendable {
     /// The largest value a slot holds. An ATT value never exceeds 512 bytes (Core Spec Vol 3 Part F §3.2.9).
@@ -191,7 +193,8 @@ public final class NotificationRing: @unchecked Sendable {
     /// Frees the slots, the indices and both eventfds. Calling it again does nothing.
     ///
     /// - Important: Call only when neither the producer nor the consumer is inside a ring method (for example after
-    ///   the consumer has popped `.endOfStream` and both threads have stopped). The counters stay readable.
+    ///   the consumer has popped `.endOfStream` and both threads have stopped). The counters stay readable; any
+    ///   other method traps afterwards.
     public func close() {
         guard isOpen.exchange(false, ordering: .acquiringAndReleasing) else { return }
         dataReady.close()
@@ -235,6 +238,7 @@ public final class NotificationRing: @unchecked Sendable {
     /// - Important: Producer thread only.
     // HOT PATH: no allocation, lock, syscall or log (except the eventfd write when the consumer sleeps)
     public func tryPush(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer) -> Bool {
+        precondition(isOpen.load(ordering: .relaxed), "NotificationRing: tryPush after close()")
         switch unsafe push(kind: kind, handle: handle, hostMicros: hostMicros, value: value) {
         case .pushed: return true
         case .oversized: return false
@@ -256,6 +260,7 @@ public final class NotificationRing: @unchecked Sendable {
     /// - Returns: `true` once the entry is queued; `false` only if the value was too long (counted in `oversized`).
     /// - Important: Producer thread only. Blocks forever if the consumer stops popping.
     public func pushWaiting(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer) -> Bool {
+        precondition(isOpen.load(ordering: .relaxed), "NotificationRing: pushWaiting after close()")
         var spins = 0
         while true {
             switch unsafe push(kind: kind, handle: handle, hostMicros: hostMicros, value: value) {
@@ -343,6 +348,7 @@ public final class NotificationRing: @unchecked Sendable {
     /// - Important: Consumer thread only.
     // HOT PATH: no allocation, lock, syscall or log (except the eventfd write when the producer sleeps)
     public func popBatch(max: Int, _ body: (RingEntry) -> Void) -> Int {
+        precondition(isOpen.load(ordering: .relaxed), "NotificationRing: popBatch after close()")
         let wanted = Swift.max(max, 0)
         let currentHead = head.load(ordering: .relaxed)  // only this thread writes head
         var knownTail = consumerCachedTail.load(ordering: .relaxed)
@@ -406,6 +412,7 @@ public final class NotificationRing: @unchecked Sendable {
     /// - Important: Consumer thread only. Blocks forever if the producer never pushes again; a producer that stops
     ///   pushes `.endOfStream` (with `pushWaiting`) first.
     public func waitForData() {
+        precondition(isOpen.load(ordering: .relaxed), "NotificationRing: waitForData after close()")
         let currentHead = head.load(ordering: .relaxed)
         for _ in 0..<Self.spinLimit where tail.load(ordering: .acquiring) != currentHead {
             return

@@ -19,7 +19,7 @@ public enum LinkDirection: Sendable, Equatable {
     case received
 }
 
-/// One meaningful thing a capture says, in file order. Produced by `BtsnoopReader`.
+/// One meaningful thing a capture says, in file order. Produced by `BtsnoopParser`.
 ///
 /// Times are host microseconds since the Unix epoch, taken from the btsnoop record header.
 public enum CaptureEvent: Sendable, Equatable {

@@ -30,6 +30,9 @@ public protocol DeviceProfile: Sendable {
 }
 
 /// Decodes the frames of one notification stream. Stateful: duplicate detection and command correlation.
+///
+/// - Important: conforming types should hold no heap storage: the pipeline moves the decoder out of its state
+///   for each frame, which is free for a plain value and would copy-on-write a buffer.
 public protocol FrameDecoder: Sendable {
     /// Decodes one notification value.
     ///

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
+import GripAnalysis
 import GripSimulator
+import GripStore
 import GripStream
+import GripWire
 
 extension Griptrack {
     /// `griptrack replay`: a btsnoop capture through the full pipeline.
@@ -15,6 +18,10 @@ extension Griptrack {
                 (captures/progressor-repeaters.btsnoop). With --json it prints one JSON object instead \
                 (schema: docs/replay-json.md). Exits 5 when the capture is unreadable or damaged; \
                 everything before the damage is still replayed and reported.
+
+                With --save it stores each recording (samples, efforts, summary) in the database, through the \
+                free plan's limit: a recording the limit refuses is not stored at all, the reason is printed, and \
+                griptrack exits 3 after the replay (recordings stored before it stay stored).
                 """
         )
 
@@ -27,29 +34,112 @@ extension Griptrack {
         @Option(help: "Force characteristic handle (e.g. 0x000e), when discovery is missing or wrong.")
         var handle: HandleOption?
 
-        @Flag(help: "Print one JSON object (docs/replay-json.md) instead of the human summary.")
-        var json = false
+        @Flag(help: "Store the recordings in the database (through the free plan's limit).")
+        var save = false
+
+        @OptionGroup var common: CommonOptions
+
+        var json: Bool { common.json }
 
         func run() throws {
             let path = try capture ?? DemoCapture.path()
+            // Open the store first, so a bad configuration or database fails before the replay.
+            let session = save ? try common.session() : nil
             let live = LiveReadout.isWanted(speed: speed.value, json: json) ? LiveReadout() : nil
+            let collector = save ? RecordingCollector() : nil
             let report: ReplayReport
             do {
                 report = try CaptureReplay.run(
                     path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value),
-                    observer: live.map { readout in { readout.show($0) } })
+                    timedObserver: { output, hostMicros in
+                        live?.show(output)
+                        collector?.observe(output, hostMicros: hostMicros)
+                    })
             } catch {
                 throw CLIExit.invalidInput.fail("\(error)")
             }
             live?.finish()
+            var saved: (lines: [String], refusal: String?) = ([], nil)
+            if let session, let collector {
+                saved = try Self.store(collector.finished, from: path, profile: report.device.profile, in: session)
+            }
+            let refusal = saved.refusal
             if json {
                 FileHandle.standardOutput.write(try report.jsonData())
             } else {
                 print(ReplaySummary(report: report, path: path).text, terminator: "")
             }
+            for line in saved.lines {
+                if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+            }
             if let damage = report.capture.error {
+                if let refusal { FileHandle.standardError.write(Data(("griptrack: " + refusal + "\n").utf8)) }
                 throw CLIExit.invalidInput.fail("the capture is damaged: \(damage)")
             }
+            if let refusal { throw CLIExit.proRequired.fail(refusal) }
+        }
+
+        /// Stores each finished recording in one transaction (admission, samples, efforts, summary); stops at
+        /// the first refusal. Returns the refusal text to print at the end, if any.
+        static func store(
+            _ recordings: [RecordingCollector.Finished], from path: String, profile: String, in session: Session
+        ) throws -> (lines: [String], refusal: String?) {
+            let device = "capture " + URL(fileURLWithPath: path).lastPathComponent
+            let profileName = DeviceProfiles.named(profile)?.name ?? profile
+            var lines: [String] = []
+            for (index, finished) in recordings.enumerated() {
+                let draft = RecordingDraft(startedAt: finished.startedAt, device: device, profile: profileName)
+                do {
+                    let id = try session.store.saveRecording(
+                        finished.recording, samples: finished.samples, draft: draft, endedAt: finished.endedAt,
+                        context: session.context, now: Date())
+                    lines.append("Saved recording \(index + 1) of the capture as #\(id) (\(finished.samples.count) samples).")
+                } catch .refused(let reason, _) {
+                    let left = recordings.count - index
+                    let what = left == 1
+                        ? "Recording \(index + 1) of the capture was not saved"
+                        : "Recordings \(index + 1)–\(recordings.count) of the capture were not saved"
+                    return (lines, "\(what): \(reason)")
+                } catch {
+                    throw CLIExit.storeFailure(error)
+                }
+            }
+            return (lines, nil)
+        }
+    }
+}
+
+/// Collects, on the replay's consumer thread, each recording with the samples it covers and its host times.
+final class RecordingCollector {
+    /// A recording ready to store.
+    struct Finished {
+        var recording: Recording
+        /// Its samples: stream µs, kg as reported.
+        var samples: [StoredSample]
+        /// Host time of its first and last sample (wall clock, from the capture).
+        var startedAt: Date
+        var endedAt: Date
+    }
+
+    private(set) var finished: [Finished] = []
+    /// Samples since the last recording ended, with their capture host time (Unix µs).
+    private var pending: [(sample: StoredSample, hostMicros: Int64)] = []
+
+    func observe(_ output: StreamOutput, hostMicros: Int64) {
+        switch output {
+        case .sample(let micros, let kilograms):
+            pending.append((StoredSample(micros: micros, kilograms: kilograms), hostMicros))
+        case .segment(.recordingEnded(let recording)):
+            let inside = pending.filter { $0.sample.micros >= recording.startMicros && $0.sample.micros <= recording.endMicros }
+            pending.removeAll { $0.sample.micros <= recording.endMicros }
+            let first = inside.first?.hostMicros ?? hostMicros
+            let last = inside.last?.hostMicros ?? first
+            finished.append(Finished(
+                recording: recording, samples: inside.map(\.sample),
+                startedAt: Date(timeIntervalSince1970: Double(first) / 1e6),
+                endedAt: Date(timeIntervalSince1970: Double(last) / 1e6)))
+        default:
+            break
         }
     }
 }

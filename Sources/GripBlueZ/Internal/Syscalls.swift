@@ -1,0 +1,145 @@
+// Raw system calls for the D-Bus loop thread and the AcquireNotify socket: one thin wrapper each, errno read at
+// once (swift-system's Syscalls.swift style). EBADF/EFAULT mean a bug here and trap; the rest are returned.
+//
+// Invariants: descriptors passed in are owned by the caller and open; buffers are owned by the caller and valid for
+// the call.
+
+import Glibc
+
+enum Clock {
+    /// `clock_gettime(CLOCK_MONOTONIC)` in microseconds. The time base of every notification's `hostMicros`.
+    // HOT PATH: vDSO call, no allocation.
+    static func monotonicMicros() -> Int64 {
+        var now = timespec()
+        unsafe clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+    }
+}
+
+enum Syscall {
+    /// `pipe`, then `fcntl` O_NONBLOCK + FD_CLOEXEC on both ends: (read end, write end), the loop's wake-up channel.
+    static func wakePipe() -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        let result = unsafe fds.withUnsafeMutableBufferPointer { unsafe pipe($0.baseAddress) }
+        guard result == 0 else { return nil }
+        makeNonBlockingCloseOnExec(fds[0])
+        makeNonBlockingCloseOnExec(fds[1])
+        return (fds[0], fds[1])
+    }
+
+    /// `write(fd, &byte, 1)`; a full pipe already means "wake up".
+    static func signalWakePipe(_ fd: Int32) {
+        var byte: UInt8 = 1
+        let written = unsafe write(fd, &byte, 1)
+        precondition(written == 1 || errno == EAGAIN || errno == EINTR, "wake pipe write failed: errno \(errno)")
+    }
+
+    /// `read(fd, buffer, 64)` until empty.
+    static func drainWakePipe(_ fd: Int32) {
+        var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        while unsafe read(fd, &buffer, 32) > 0 {}
+    }
+
+    /// `poll(fds, n, timeout)`; EINTR is reported as zero ready descriptors.
+    static func poll(_ fds: inout [pollfd], timeoutMilliseconds: Int32) -> Int32 {
+        let count = nfds_t(fds.count)
+        let ready = unsafe fds.withUnsafeMutableBufferPointer { unsafe Glibc.poll($0.baseAddress, count, timeoutMilliseconds) }
+        if ready < 0 {
+            precondition(errno == EINTR || errno == EAGAIN, "poll failed: errno \(errno)")
+            return 0
+        }
+        return ready
+    }
+
+    /// `recv(fd, buffer, count, MSG_DONTWAIT)`: bytes read (0 = empty datagram or hang-up), nil when it would block
+    /// or failed (`errno` in `lastError`).
+    // HOT PATH: one syscall, no allocation.
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int?, errno: Int32) {
+        let count = unsafe recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+        if count < 0 { return (nil, errno) }
+        return (count, 0)
+    }
+
+    /// `fcntl(F_SETFL, O_NONBLOCK)` and `fcntl(F_SETFD, FD_CLOEXEC)`.
+    static func makeNonBlockingCloseOnExec(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// `close(fd)`.
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+}
+
+/// A dedicated OS thread (the D-Bus loop must not run on the cooperative pool: it blocks in poll).
+struct OSThread: Sendable {
+    private let handle: pthread_t
+
+    private final class Body {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    /// `pthread_create`; the body owns the thread until it returns.
+    static func start(_ body: @escaping @Sendable () -> Void) -> OSThread? {
+        let context = unsafe Unmanaged.passRetained(Body(body)).toOpaque()
+        var handle = pthread_t()
+        let result = unsafe pthread_create(&handle, nil, { context in
+            let body = unsafe Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+            body.run()
+            return nil
+        }, context)
+        guard result == 0 else {
+            unsafe Unmanaged<Body>.fromOpaque(context).release()
+            return nil
+        }
+        return OSThread(handle: handle)
+    }
+
+    /// `pthread_join`.
+    func join() {
+        _ = pthread_join(handle, nil)
+    }
+
+    /// `pthread_self`, as a number to compare.
+    static var currentID: UInt { UInt(pthread_self()) }
+
+    /// This thread's id as returned by `currentID` on it.
+    var id: UInt { UInt(handle) }
+}
+
+/// A fixed receive buffer for one AcquireNotify socket: allocated once per acquisition, never per datagram.
+@safe
+final class DatagramReceiver: @unchecked Sendable {
+    // SAFETY: `memory` is owned (allocated in init, freed in deinit) and only used on the loop thread.
+    private let memory: UnsafeMutableRawBufferPointer
+
+    enum Outcome {
+        case datagram(Int)
+        case wouldBlock
+        case failed(Int32)
+    }
+
+    /// - Parameter capacity: at least the ATT MTU, so no notification is truncated.
+    init(capacity: Int) {
+        unsafe memory = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { unsafe memory.deallocate() }
+
+    /// Reads one datagram from `fd` (`recv`, MSG_DONTWAIT).
+    // HOT PATH: one syscall, no allocation.
+    func receive(from fd: Int32) -> Outcome {
+        let (count, error) = unsafe Syscall.receive(fd, into: memory)
+        if let count { return .datagram(count) }
+        return error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error)
+    }
+
+    /// Hands the first `count` bytes of the last datagram to `handler`.
+    // HOT PATH: no allocation.
+    func deliver(count: Int, hostMicros: Int64, to handler: NotificationSink) {
+        unsafe handler(UnsafeRawBufferPointer(rebasing: memory[0..<count]), hostMicros)
+    }
+}

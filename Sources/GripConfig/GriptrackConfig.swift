@@ -1,0 +1,177 @@
+import Foundation
+import GripEntitlements
+import TOMLKit
+
+/// The griptrack configuration file (`/etc/griptrack/griptrack.toml`), shared by the CLI and the daemon.
+///
+/// Every key is optional and has a default; an unknown key, a key of the wrong type, or a bad value is an error
+/// naming the file, the line and the key (``ConfigError``). The known keys are one table, ``ConfigKey/all``: a new
+/// setting is a property here and one line there.
+public struct GriptrackConfig: Sendable, Equatable {
+    /// Where the system configuration lives.
+    public static let defaultPath = "/etc/griptrack/griptrack.toml"
+
+    /// `[entitlements]`
+    public var entitlements = Entitlements()
+    /// `[app_store]`
+    public var appStore = AppStore()
+    /// The file it was read from; `nil` for the built-in defaults.
+    public var path: String?
+
+    /// `[entitlements]`: who gets Pro besides subscribers and manual grants.
+    public struct Entitlements: Sendable, Equatable {
+        /// `bypass`: early access, everyone gets Pro.
+        public var bypass = false
+    }
+
+    /// `[app_store]`: what App Store signed data must say to be accepted.
+    public struct AppStore: Sendable, Equatable {
+        /// `bundle_id`: the app's bundle identifier.
+        public var bundleId = "com.griptrack.app"
+        /// `environment`: `Production` or `Sandbox`.
+        public var environment = AppStoreEnvironment.production
+        /// `app_apple_id`: the app's Apple ID; 0 = not set (required for Production notifications).
+        public var appAppleId: Int64 = 0
+        /// `trusted_roots`: DER root certificates; empty = the bundled, pinned Apple Root CA - G3. Relative paths
+        /// are resolved against the configuration file's directory.
+        public var trustedRoots: [String] = []
+        /// `account_token`: the `appAccountToken` UUID purchases must carry; `nil` = not bound.
+        public var accountToken: UUID?
+    }
+
+    /// The built-in defaults (no file).
+    public init() {}
+
+    /// Reads a configuration file.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - required: When `false`, a missing file yields the defaults (the system file is optional); when `true`
+    ///     (`--config PATH`), a missing file is an error.
+    /// - Returns: The configuration.
+    /// - Throws: ``ConfigError``.
+    public static func load(path: String, required: Bool) throws(ConfigError) -> GriptrackConfig {
+        guard FileManager.default.fileExists(atPath: path) else {
+            if required { throw ConfigError(file: path, line: nil, key: nil, problem: "the file does not exist") }
+            return GriptrackConfig()
+        }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(file: path, line: nil, key: nil, problem: "cannot read it (\(error.localizedDescription))")
+        }
+        var config = try parse(text, file: path)
+        config.path = path
+        return config
+    }
+
+    /// Parses configuration text.
+    ///
+    /// - Parameters:
+    ///   - text: TOML.
+    ///   - file: The file name to put in errors.
+    /// - Returns: The configuration (``path`` not set).
+    /// - Throws: ``ConfigError``.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> GriptrackConfig {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(file: file, line: error.source.begin.line, key: nil, problem: error.description)
+        } catch {
+            throw ConfigError(file: file, line: nil, key: nil, problem: "\(error)")
+        }
+        let lines = KeyLines(text)
+        var config = GriptrackConfig()
+        for section in table.keys.sorted() {
+            guard let value = table[section] else { continue }
+            guard let sectionTable = value.table, ConfigKey.sections.contains(section) else {
+                let known = ConfigKey.sections.map { "[\($0)]" }.joined(separator: ", ")
+                throw ConfigError(
+                    file: file, line: lines.line(section: nil, key: section) ?? lines.line(section: section, key: nil),
+                    key: section, problem: "unknown \(value.table == nil ? "key" : "section"); known sections: \(known)")
+            }
+            for name in sectionTable.keys.sorted() {
+                guard let item = sectionTable[name] else { continue }
+                let key = "\(section).\(name)"
+                let line = lines.line(section: section, key: name)
+                guard let known = ConfigKey.all.first(where: { $0.section == section && $0.name == name }) else {
+                    let names = ConfigKey.all.filter { $0.section == section }.map(\.name).joined(separator: ", ")
+                    throw ConfigError(file: file, line: line, key: key, problem: "unknown key; [\(section)] knows \(names)")
+                }
+                do throws(ConfigKey.Problem) {
+                    try known.apply(&config, item)
+                } catch {
+                    throw ConfigError(file: file, line: line, key: key, problem: error.text)
+                }
+            }
+        }
+        return config
+    }
+
+    /// The App Store verifier's configuration.
+    ///
+    /// - Returns: Bundle id, environment, app Apple ID (0 → none, which Production refuses) and trust roots (the
+    ///   files of `trusted_roots`, or the pinned Apple root).
+    /// - Throws: ``ConfigError`` naming `app_store.trusted_roots` for an unreadable or non-certificate file.
+    public func verifierConfiguration() throws(ConfigError) -> AppStoreVerifier.Configuration {
+        var roots: [TrustRoot]?
+        if !appStore.trustedRoots.isEmpty {
+            var loaded: [TrustRoot] = []
+            let base = path.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+            for root in appStore.trustedRoots {
+                let url = root.hasPrefix("/") || base == nil
+                    ? URL(fileURLWithPath: root) : base!.appendingPathComponent(root)
+                do {
+                    let bytes = try Data(contentsOf: url)
+                    loaded.append(try TrustRoot(derEncoded: Array(bytes)))
+                } catch {
+                    throw ConfigError(
+                        file: path ?? "(defaults)", line: nil, key: "app_store.trusted_roots",
+                        problem: "\(url.path) is not a readable DER certificate (\(error))")
+                }
+            }
+            roots = loaded
+        }
+        do {
+            return try AppStoreVerifier.Configuration(
+                bundleId: appStore.bundleId, environment: appStore.environment,
+                appAppleId: appStore.appAppleId == 0 && appStore.environment != .production ? nil : appStore.appAppleId,
+                trustRoots: roots)
+        } catch {
+            throw ConfigError(file: path ?? "(defaults)", line: nil, key: "app_store", problem: "\(error)")
+        }
+    }
+}
+
+/// A configuration file that cannot be used: which file, line and key, and what is wrong.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
+    public var file: String
+    /// The 1-based line, when known.
+    public var line: Int?
+    /// The key as `section.name`, when the problem is one key.
+    public var key: String?
+    /// What is wrong and what is expected.
+    public var problem: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters: See the properties.
+    public init(file: String, line: Int?, key: String?, problem: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.problem = problem
+    }
+
+    /// `"/etc/griptrack/griptrack.toml:3: app_store.environment: expected "Production" or "Sandbox", got "Prod""`
+    public var description: String {
+        var text = file
+        if let line { text += ":\(line)" }
+        text += ": "
+        if let key { text += "\(key): " }
+        return text + problem
+    }
+}

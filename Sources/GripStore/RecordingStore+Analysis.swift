@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import GripAnalysis
+
+// The mapping between GripAnalysis values (what the pipeline computes) and the stored rows, shared by the daemon
+// and the CLI.
+
+extension StoredEffort {
+    /// The stored form of an analysed effort.
+    ///
+    /// - Parameters:
+    ///   - effort: The effort as the segmenter closed it (stream µs, kg).
+    ///   - index: Its position in the recording, from 0.
+    public init(_ effort: Effort, index: Int) {
+        self.init(
+            index: index, startMicros: effort.startMicros, endMicros: effort.endMicros,
+            peakKilograms: Double(effort.peakKg), meanKilograms: Double(effort.meanKg),
+            durationMicros: effort.durationMicros, timeToPeakMicros: effort.timeToPeakMicros,
+            rfdKilogramsPerSecond: effort.rfdKgPerSecond, impulseKilogramSeconds: effort.impulseKgSeconds,
+            baselineKilograms: Double(effort.baselineKg), isOpen: effort.open)
+    }
+}
+
+extension Effort {
+    /// An effort read back from the store. The store keeps no per-effort sample count, so ``sampleCount`` is 0;
+    /// the peak's time is `startMicros + timeToPeakMicros`.
+    ///
+    /// - Parameter stored: The stored effort.
+    public init(_ stored: StoredEffort) {
+        self.init(
+            startMicros: stored.startMicros, endMicros: stored.endMicros, durationMicros: stored.durationMicros,
+            peakKg: Float(stored.peakKilograms), peakMicros: stored.startMicros + stored.timeToPeakMicros,
+            meanKg: Float(stored.meanKilograms), timeToPeakMicros: stored.timeToPeakMicros,
+            rfdKgPerSecond: stored.rfdKilogramsPerSecond, impulseKgSeconds: stored.impulseKilogramSeconds,
+            baselineKg: Float(stored.baselineKilograms), open: stored.isOpen, sampleCount: 0)
+    }
+}
+
+extension RecordingSummaryValues {
+    /// The summary of an analysed recording.
+    ///
+    /// - Parameters:
+    ///   - recording: The recording (its max and average leave out open efforts).
+    ///   - endedAt: Host wall-clock end time.
+    public init(_ recording: Recording, endedAt: Date) {
+        self.init(
+            endedAt: endedAt, maxKilograms: recording.maxKg.map(Double.init),
+            averageKilograms: recording.averageKg.map(Double.init))
+    }
+}
+
+/// A stored recording with its efforts as a GripAnalysis value, for trends and comparisons.
+public struct AnalysedRecording: Sendable, Equatable {
+    /// The row id.
+    public var id: RecordingID
+    /// Host wall-clock start.
+    public var startedAt: Date
+    /// The recording; its `startMicros`/`endMicros` are the wall-clock start and end in Unix µs (so recordings order
+    /// across captures), its efforts keep their stream µs.
+    public var recording: Recording
+}
+
+/// Max and average over a set of stored recordings (the free `stats`).
+public struct RecordingStatistics: Sendable, Equatable {
+    /// Recordings counted.
+    public var recordings: Int
+    /// Efforts counted (open efforts excluded).
+    public var efforts: Int
+    /// Samples stored in those recordings.
+    public var samples: Int
+    /// Highest effort peak (kg); `nil` without efforts.
+    public var maxKilograms: Double?
+    /// Mean of the effort peaks (kg); `nil` without efforts.
+    public var averageKilograms: Double?
+    /// Start of the oldest and newest recording counted.
+    public var first: Date?
+    public var last: Date?
+}
+
+extension RecordingStore {
+    /// Longest device-time span of one stored chunk (as ``ChunkWriter`` commits live).
+    static let chunkSpanMicros: Int64 = 500_000
+
+    /// Stores a finished recording in one IMMEDIATE transaction: admission (as
+    /// ``beginRecording(_:context:now:)``), every sample in chunks of at most 0.5 s, the efforts and the summary.
+    /// A refusal or a failure leaves nothing behind. For recordings known whole, e.g. `griptrack replay --save`;
+    /// a live recorder uses ``beginRecording(_:context:now:)`` and a ``ChunkWriter``.
+    ///
+    /// - Parameters:
+    ///   - recording: The analysed recording.
+    ///   - samples: Its samples in order (stream µs, kg as reported).
+    ///   - draft: Identity, wall-clock start, device and profile.
+    ///   - endedAt: Host wall-clock end.
+    ///   - context: Bypass flag and free plan.
+    ///   - now: The system clock, for the entitlement decision.
+    /// - Returns: The stored recording, in state `complete`.
+    /// - Throws: ``GripStoreError/refused(reason:storedRecordings:)`` with the policy's text, or an SQLite error.
+    public func saveRecording(
+        _ recording: Recording, samples: [StoredSample], draft: RecordingDraft, endedAt: Date,
+        context: AccessContext, now: Date
+    ) throws(GripStoreError) -> RecordingID {
+        try writeImmediate("save a recording") { db in
+            let id = try Self.insertRecording(db, draft, owner: owner) { db, count in
+                try Self.admission(db, count: count, context: context, now: now)
+            }
+            var sequence = 0
+            var start = samples.startIndex
+            while start < samples.endIndex {
+                var end = start + 1
+                while end < samples.endIndex, SampleChunkCodec.canFollow(samples[end - 1].micros, samples[end].micros),
+                    samples[end].micros - samples[start].micros < Self.chunkSpanMicros
+                {
+                    end += 1
+                }
+                let run = samples[start..<end]
+                try SampleChunkRecord(
+                    recordingId: id.rawValue, sequence: sequence, encoding: SampleChunkCodec.encoding,
+                    firstMicros: run[run.startIndex].micros, sampleCount: run.count,
+                    samples: SampleChunkCodec.encode(run)
+                ).insert(db)
+                sequence += 1
+                start = end
+            }
+            var record = try Self.fetchRecording(db, id)
+            record.sampleCount = samples.count
+            record.lastCommitAt = endedAt
+            record.state = .complete
+            record.owner = nil
+            try Self.saveAnalysis(
+                db, &record, summary: RecordingSummaryValues(recording, endedAt: endedAt),
+                efforts: recording.efforts.enumerated().map { StoredEffort($0.element, index: $0.offset) })
+            return id
+        }
+    }
+
+    /// The newest recordings with their efforts, oldest first, for trends.
+    ///
+    /// - Parameter limit: How many of the newest; `nil` for all.
+    /// - Returns: The recordings, by ascending start time.
+    /// - Throws: An SQLite error.
+    public func analysedRecordings(limit: Int?) throws(GripStoreError) -> [AnalysedRecording] {
+        try read("read recordings for trends") { db in
+            let limitClause = limit.map { " LIMIT \(max(0, $0))" } ?? ""
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, startedAt, endedAt FROM recording ORDER BY startedAt DESC, id DESC" + limitClause)
+            var efforts: [Int64: [Effort]] = [:]
+            let effortSQL = """
+                SELECT recordingId, startMicros, endMicros, peakKilograms, meanKilograms, durationMicros,
+                       timeToPeakMicros, rfdKilogramsPerSecond, impulseKilogramSeconds, baselineKilograms, isOpen
+                FROM effort
+                """
+            let filter = limit == nil ? "" : " WHERE recordingId IN (SELECT id FROM recording ORDER BY startedAt DESC, id DESC\(limitClause))"
+            let cursor = try Row.fetchCursor(db, sql: effortSQL + filter + " ORDER BY recordingId, effortIndex")
+            while let row = try cursor.next() {
+                let start: Int64 = row[1]
+                let timeToPeak: Int64 = row[6]
+                let effort = Effort(
+                    startMicros: start, endMicros: row[2], durationMicros: row[5], peakKg: Float(row[3] as Double),
+                    peakMicros: start + timeToPeak, meanKg: Float(row[4] as Double), timeToPeakMicros: timeToPeak,
+                    rfdKgPerSecond: row[7], impulseKgSeconds: row[8], baselineKg: Float(row[9] as Double),
+                    open: row[10], sampleCount: 0)
+                efforts[row[0], default: []].append(effort)
+            }
+            return rows.reversed().map { row in
+                let id: Int64 = row[0]
+                let startedAt: Date = row[1]
+                let endedAt: Date? = row[2]
+                let startMicros = Int64((startedAt.timeIntervalSince1970 * 1_000_000).rounded())
+                let endMicros = endedAt.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) } ?? startMicros
+                return AnalysedRecording(
+                    id: RecordingID(rawValue: id), startedAt: startedAt,
+                    recording: Recording(
+                        startMicros: startMicros, endMicros: endMicros, efforts: efforts[id] ?? [],
+                        falseStartsDropped: 0))
+            }
+        }
+    }
+
+    /// Max and average over the newest recordings.
+    ///
+    /// - Parameter limit: How many of the newest; `nil` for all (a free account passes 5: what its history shows).
+    /// - Returns: Counts, highest effort peak and mean effort peak, open efforts excluded.
+    /// - Throws: An SQLite error.
+    public func statistics(limit: Int?) throws(GripStoreError) -> RecordingStatistics {
+        try read("compute statistics") { db in
+            let scope = limit.map { "SELECT id, startedAt, sampleCount FROM recording ORDER BY startedAt DESC, id DESC LIMIT \(max(0, $0))" }
+                ?? "SELECT id, startedAt, sampleCount FROM recording"
+            let recordings = try Row.fetchOne(
+                db, sql: "SELECT COUNT(*), COALESCE(SUM(sampleCount), 0), MIN(startedAt), MAX(startedAt) FROM (\(scope))")
+            let efforts = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*), MAX(peakKilograms), AVG(peakKilograms) FROM effort
+                    WHERE NOT isOpen\(limit == nil ? "" : " AND recordingId IN (SELECT id FROM (\(scope)))")
+                    """)
+            return RecordingStatistics(
+                recordings: recordings?[0] ?? 0, efforts: efforts?[0] ?? 0, samples: recordings?[1] ?? 0,
+                maxKilograms: efforts?[1], averageKilograms: efforts?[2], first: recordings?[2], last: recordings?[3])
+        }
+    }
+}

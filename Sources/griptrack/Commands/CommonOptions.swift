@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import GripConfig
+import GripEntitlements
+import GripStore
+
+/// Options every store command shares: the database, the configuration, and JSON output.
+struct CommonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The database file (personal mode).",
+        discussion: "Default: $XDG_DATA_HOME/griptrack/griptrack.db, or ~/.local/share/griptrack/griptrack.db.",
+        valueName: "path"))
+    var db: String?
+
+    @Option(help: ArgumentHelp("The configuration file (default: /etc/griptrack/griptrack.toml).", valueName: "path"))
+    var config: String?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    /// The database path: `--db`, else the personal default.
+    var databasePath: String {
+        if let db { return db }
+        let environment = ProcessInfo.processInfo.environment
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return data + "/griptrack/griptrack.db"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/griptrack/griptrack.db"
+    }
+
+    /// The configuration (`--config` must exist; the system file may be missing). Exits 5 when it is invalid.
+    func loadConfig() throws -> GriptrackConfig {
+        do {
+            return try GriptrackConfig.load(path: config ?? GriptrackConfig.defaultPath, required: config != nil)
+        } catch {
+            throw CLIExit.invalidInput.fail("invalid configuration: \(error)")
+        }
+    }
+
+    /// Opens the store. Exits 1 when it cannot.
+    func openStore() throws -> RecordingStore {
+        do {
+            return try RecordingStore(path: databasePath)
+        } catch {
+            throw CLIExit.storeFailure(error)
+        }
+    }
+
+    /// Configuration, store and access context, as most commands need them.
+    func session() throws -> Session {
+        let config = try loadConfig()
+        return Session(config: config, store: try openStore(), context: AccessContext(bypass: config.entitlements.bypass))
+    }
+}
+
+/// What a store command works with.
+struct Session {
+    let config: GriptrackConfig
+    let store: RecordingStore
+    let context: AccessContext
+
+    /// Access now (the resolver's answer and the stored count).
+    func status(now: Date = Date()) throws -> AccessStatus {
+        do {
+            return try store.accessStatus(context, now: now)
+        } catch {
+            throw CLIExit.storeFailure(error)
+        }
+    }
+
+    /// Exits 3 unless the account has Pro, naming the feature and how to get Pro.
+    @discardableResult
+    func requirePro(_ feature: String) throws -> AccessStatus {
+        let status = try status()
+        guard status.access.isPro else {
+            throw CLIExit.proRequired.fail(
+                "\(feature) needs Pro (\(status.access.reason)). Get Pro with an App Store subscription "
+                    + "(`griptrack pro import FILE`) or a grant from your administrator (`griptrack pro grant`); "
+                    + "`griptrack pro status` shows your plan.")
+        }
+        return status
+    }
+
+    /// How many of the newest recordings this account sees: 5 on the free plan, all with Pro.
+    func visibleLimit(_ status: AccessStatus) -> Int? {
+        status.access.isPro ? nil : status.freeLimit
+    }
+}
+
+/// Runs a store call, mapping its error to griptrack's exit code.
+func storeCall<T>(_ body: () throws(GripStoreError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        throw CLIExit.storeFailure(error)
+    }
+}
+
+extension CLIExit {
+    /// The one mapping of store errors to exit codes (DESIGN.md §7): refusals 3, everything else 1.
+    static func storeFailure(_ error: GripStoreError) -> ExitCode {
+        switch error {
+        case .refused: CLIExit.proRequired.fail(error.description)
+        case .recordingNotFound: CLIExit.error.fail(error.description)
+        default: CLIExit.error.fail(error.description)
+        }
+    }
+}
+
+/// Writes JSON (sorted keys, snake_case, pretty) to stdout.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    var data = try encoder.encode(value)
+    data.append(0x0A)
+    FileHandle.standardOutput.write(data)
+}
+
+/// Who is running the command, for the audit log.
+var currentUser: String {
+    ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"] ?? "uid \(getuid())"
+}
+
+/// A recording id argument (`griptrack show 12`).
+struct RecordingIDArgument: ExpressibleByArgument {
+    var id: RecordingID
+
+    init?(argument: String) {
+        guard let value = Int64(argument), value > 0 else { return nil }
+        id = RecordingID(rawValue: value)
+    }
+}
+
+/// A date argument: `2027-03-01` (UTC midnight) or ISO 8601 with time.
+struct DateArgument: ExpressibleByArgument {
+    var date: Date
+
+    init?(argument: String) {
+        if let date = try? Date(argument, strategy: .iso8601) {
+            self.date = date
+            return
+        }
+        let parts = argument.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, argument.count == 10 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        guard let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else {
+            return nil
+        }
+        self.date = date
+    }
+
+    static var defaultCompletionKind: CompletionKind { .default }
+}

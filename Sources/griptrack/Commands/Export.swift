@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import GripStore
+
+extension Griptrack {
+    /// `griptrack export` (Pro): recordings with every sample, as CSV or JSON.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export recordings with every sample as CSV or JSON (Pro).",
+            discussion: """
+                CSV follows the Tindeq app's layout: a header block of `field,value` lines, an empty line, then \
+                `time,weight` rows (seconds from the first sample, kg as the device reported them), CRLF line \
+                endings. JSON holds the recording, its efforts and its samples. With --all, CSV writes one \
+                griptrack-<id>.csv per recording into the directory given by -o; JSON writes one array.
+                """
+        )
+
+        enum FileFormat: String, ExpressibleByArgument, CaseIterable {
+            case csv, json
+        }
+
+        @OptionGroup var common: CommonOptions
+
+        @Argument(help: "The recording's id.")
+        var id: RecordingIDArgument?
+
+        @Flag(help: "Export every recording.")
+        var all = false
+
+        @Option(help: "csv or json.")
+        var format: FileFormat
+
+        @Option(name: .shortAndLong, help: ArgumentHelp(
+            "Write to this file (with --all and csv: this directory) instead of standard output.", valueName: "path"))
+        var output: String?
+
+        func validate() throws {
+            if (id == nil) == !all {
+                throw ValidationError("Name one recording id, or pass --all (not both).")
+            }
+            if all && format == .csv && output == nil {
+                throw ValidationError("--all --format csv writes one file per recording: name a directory with -o DIR.")
+            }
+        }
+
+        func run() throws {
+            let session = try common.session()
+            try session.requirePro("`griptrack export`")
+            let store = session.store
+            let ids: [RecordingID]
+            if let id {
+                ids = [id.id]
+            } else {
+                ids = try storeCall { () throws(GripStoreError) in try store.listRecordings(limit: nil) }.visible.reversed().map(\.id)
+            }
+            var exports: [RecordingExport] = []
+            for id in ids {
+                guard let row = try storeCall({ () throws(GripStoreError) in try store.recording(id) }) else {
+                    throw CLIExit.error.fail(GripStoreError.recordingNotFound(id).description)
+                }
+                let efforts = try storeCall { () throws(GripStoreError) in try store.efforts(of: id) }
+                let samples = try storeCall { () throws(GripStoreError) in try store.samples(of: id) }
+                exports.append(RecordingExport(row: row, efforts: efforts, samples: samples))
+            }
+            switch format {
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.keyEncodingStrategy = .convertToSnakeCase
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                encoder.dateEncodingStrategy = .iso8601
+                var data = all ? try encoder.encode(exports) : try encoder.encode(exports[0])
+                data.append(0x0A)
+                try write(data, to: output)
+            case .csv where all:
+                let directory = output ?? "."
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for export in exports {
+                    let path = URL(fileURLWithPath: directory).appendingPathComponent("griptrack-\(export.id).csv").path
+                    try write(Data(export.csv.utf8), to: path)
+                }
+                FileHandle.standardError.write(Data("Wrote \(exports.count) CSV file(s) to \(directory)\n".utf8))
+            case .csv:
+                try write(Data(exports[0].csv.utf8), to: output)
+            }
+        }
+
+        private func write(_ data: Data, to path: String?) throws {
+            guard let path else {
+                FileHandle.standardOutput.write(data)
+                return
+            }
+            do {
+                try data.write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw CLIExit.error.fail("cannot write \(path): \(error.localizedDescription)")
+            }
+        }
+    }
+}
+
+/// One exported recording.
+struct RecordingExport: Encodable {
+    struct Sample: Encodable {
+        var micros: Int64
+        var kg: Float
+    }
+
+    var id: Int64
+    var uuid: String
+    var startedAt: Date
+    var endedAt: Date?
+    var device: String
+    var profile: String
+    var state: String
+    var maxKg: Double?
+    var avgKg: Double?
+    var efforts: [ShowJSON.EffortItem]
+    /// Device time (µs, unwrapped) and force exactly as stored.
+    var samples: [Sample]
+
+    init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
+        id = row.id.rawValue
+        uuid = row.uuid.uuidString.lowercased()
+        startedAt = row.startedAt
+        endedAt = row.endedAt
+        device = row.device
+        profile = row.profile
+        state = row.state.rawValue
+        maxKg = grams(row.maxKilograms)
+        avgKg = grams(row.averageKilograms)
+        self.efforts = ShowJSON(row: row, efforts: efforts, samples: samples).efforts
+        self.samples = samples.map { Sample(micros: $0.micros, kg: $0.kilograms) }
+    }
+
+    /// The Tindeq-style CSV: header block, empty line, `time,weight` rows; CRLF.
+    var csv: String {
+        func field(_ text: String) -> String {
+            text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
+                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+        }
+        func number(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "" }
+        var lines = [
+            "date,\(Format.second(startedAt))",
+            "tag,\(field("griptrack recording \(id)"))",
+            "comment,",
+            "unit,kg",
+            "type,recording",
+            "max weight,\(number(maxKg))",
+            "avg weight,\(number(avgKg))",
+            "efforts,\(efforts.count)",
+            "device,\(field(device))",
+            "profile,\(field(profile))",
+            "uuid,\(uuid)",
+            "",
+            "time,weight",
+        ]
+        let origin = samples.first?.micros ?? 0
+        lines.reserveCapacity(lines.count + samples.count)
+        for sample in samples {
+            lines.append(String(format: "%.6f", Double(sample.micros - origin) / 1e6) + "," + "\(sample.kg)")
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+}

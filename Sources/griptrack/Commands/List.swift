@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import GripStore
+
+extension Griptrack {
+    /// `griptrack list`: the stored recordings, newest first.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List stored recordings, newest first.",
+            discussion: """
+                The free plan shows the last 5 recordings and says how many older ones are hidden (they are kept, \
+                not deleted). Pro shows the last 20, or every recording with --all.
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Flag(help: "Show every recording (Pro).")
+        var all = false
+
+        static let proPageSize = 20
+
+        func run() throws {
+            let session = try common.session()
+            let status = try session.status()
+            if all && !status.access.isPro {
+                try session.requirePro("`griptrack list --all` (the full history)")
+            }
+            let limit = status.access.isPro ? (all ? nil : Self.proPageSize) : status.freeLimit
+            let list = try storeCall { () throws(GripStoreError) in try session.store.listRecordings(limit: limit) }
+            if common.json {
+                try printJSON(ListJSON(list: list, status: status))
+                return
+            }
+            print(Self.table(list.visible), terminator: "")
+            if list.hiddenCount > 0 {
+                let older = list.hiddenCount == 1 ? "1 older recording is" : "\(list.hiddenCount) older recordings are"
+                if status.access.isPro {
+                    print("\(older) not shown: `griptrack list --all` shows every recording.")
+                } else {
+                    let kept = list.hiddenCount == 1 ? "It is kept" : "They are kept"
+                    print("\(older) hidden: the free plan shows the last \(status.freeLimit). "
+                        + "\(kept), not deleted; Pro shows \(list.hiddenCount == 1 ? "it" : "them") again.")
+                }
+            }
+        }
+
+        static func table(_ rows: [RecordingRow]) -> String {
+            guard !rows.isEmpty else {
+                return "No recordings stored. Save one with `griptrack replay <capture> --save`.\n"
+            }
+            var lines = ["    ID  started            length  efforts       max   average"]
+            for row in rows {
+                let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "—"
+                var line = String(row.id.rawValue).leftPadded(6) + "  " + Format.minute(row.startedAt) + "  "
+                    + length.leftPadded(6) + "  " + String(row.effortCount).leftPadded(7) + "  "
+                    + Format.kg(row.maxKilograms).leftPadded(8) + "  " + Format.kg(row.averageKilograms).leftPadded(8)
+                if row.state != .complete { line += "  (\(row.state.rawValue))" }
+                lines.append(line)
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+}
+
+/// `griptrack list --json`.
+struct ListJSON: Encodable {
+    struct Item: Encodable {
+        var id: Int64
+        var uuid: String
+        var startedAt: Date
+        var endedAt: Date?
+        var device: String
+        var profile: String
+        var state: String
+        var efforts: Int
+        var samples: Int
+        var maxKg: Double?
+        var avgKg: Double?
+    }
+
+    var recordings: [Item]
+    var hidden: Int
+    var plan: String
+
+    init(list: RecordingList, status: AccessStatus) {
+        recordings = list.visible.map {
+            Item(
+                id: $0.id.rawValue, uuid: $0.uuid.uuidString.lowercased(), startedAt: $0.startedAt, endedAt: $0.endedAt, device: $0.device,
+                profile: $0.profile, state: $0.state.rawValue, efforts: $0.effortCount, samples: $0.sampleCount,
+                maxKg: grams($0.maxKilograms), avgKg: grams($0.averageKilograms))
+        }
+        hidden = list.hiddenCount
+        plan = status.access.tier.rawValue
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import GripStore
+
+extension Griptrack {
+    /// `griptrack show <id>`: one recording's efforts and force curve.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a recording: its efforts and a force–time plot.",
+            discussion: """
+                Prints the recording's summary, a table of its efforts (peak, mean, duration, time to peak, \
+                RFD 20–80 %, impulse) and a force–time plot drawn with braille characters. --svg FILE also writes \
+                the chart as an SVG file (Pro). On the free plan only the last 5 recordings can be shown.
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Argument(help: "The recording's id (see `griptrack list`).")
+        var id: RecordingIDArgument
+
+        @Option(help: ArgumentHelp("Write a force–time chart as SVG to this file (Pro).", valueName: "file"))
+        var svg: String?
+
+        @Flag(help: "Leave out the terminal plot.")
+        var noPlot = false
+
+        func run() throws {
+            let session = try common.session()
+            let status = try session.status()
+            if svg != nil { try session.requirePro("The SVG chart (`griptrack show --svg`)") }
+            let store = session.store
+            guard let row = try storeCall({ () throws(GripStoreError) in try store.recording(id.id) }) else {
+                throw CLIExit.error.fail(GripStoreError.recordingNotFound(id.id).description)
+            }
+            if let limit = session.visibleLimit(status) {
+                let visible = try storeCall { () throws(GripStoreError) in try store.listRecordings(limit: limit) }
+                if !visible.visible.contains(where: { $0.id == row.id }) {
+                    throw CLIExit.proRequired.fail(
+                        "Recording \(row.id) is hidden: the free plan shows the last \(limit) recordings. It is kept, "
+                            + "not deleted; with Pro (`griptrack pro status`) it shows again.")
+                }
+            }
+            let efforts = try storeCall { () throws(GripStoreError) in try store.efforts(of: row.id) }
+            let samples = try storeCall { () throws(GripStoreError) in try store.samples(of: row.id) }
+            if let svg {
+                let chart = ForceChartSVG(
+                    samples: samples, efforts: efforts,
+                    title: "Recording \(row.id) — \(Format.minute(row.startedAt)) — max \(Format.kg(row.maxKilograms))")
+                do {
+                    try Data(chart.text.utf8).write(to: URL(fileURLWithPath: svg))
+                } catch {
+                    throw CLIExit.error.fail("cannot write \(svg): \(error.localizedDescription)")
+                }
+            }
+            if common.json {
+                try printJSON(ShowJSON(row: row, efforts: efforts, samples: samples))
+                return
+            }
+            print(Self.text(row: row, efforts: efforts, samples: samples, plot: !noPlot), terminator: "")
+            if let svg { print("Chart written to \(svg)") }
+        }
+
+        static func text(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample], plot: Bool) -> String {
+            var lines: [String] = []
+            let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "still recording"
+            lines.append("Recording \(row.id): \(Format.second(row.startedAt)), \(length), \(row.profile) (\(row.device))")
+            var summary = "\(efforts.count) effort\(efforts.count == 1 ? "" : "s"), max \(Format.kg(row.maxKilograms)), "
+                + "average \(Format.kg(row.averageKilograms)), \(row.sampleCount) samples"
+            if row.state != .complete { summary += ", \(row.state.rawValue)" }
+            lines.append(summary)
+            if !efforts.isEmpty {
+                let origin = samples.first?.micros ?? efforts[0].startMicros
+                lines.append("")
+                lines.append("   #   start    dur     peak     mean  to peak   RFD 20–80   impulse")
+                for effort in efforts {
+                    let rfd = effort.rfdKilogramsPerSecond.map { String(format: "%.1f kg/s", $0) } ?? "—"
+                    var line = String(effort.index + 1).leftPadded(4)
+                    line += String(format: " %6.1f s %5.1f s", Double(effort.startMicros - origin) / 1e6,
+                                   Double(effort.durationMicros) / 1e6)
+                    line += Format.kg(effort.peakKilograms).leftPadded(9) + Format.kg(effort.meanKilograms).leftPadded(9)
+                    line += String(format: " %6.2f s", Double(effort.timeToPeakMicros) / 1e6)
+                    line += rfd.leftPadded(12) + String(format: " %6.1f kg·s", effort.impulseKilogramSeconds)
+                    if effort.isOpen { line += "  open (stream ended mid-effort)" }
+                    lines.append(line)
+                }
+            }
+            if plot {
+                lines.append("")
+                lines.append(ForcePlot(samples: samples, efforts: efforts).text.trimmingTrailingNewline())
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+}
+
+extension String {
+    func trimmingTrailingNewline() -> String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}
+
+/// `griptrack show --json`.
+struct ShowJSON: Encodable {
+    struct EffortItem: Encodable {
+        var index: Int
+        var startS: Double
+        var durationS: Double
+        var peakKg: Double
+        var meanKg: Double
+        var timeToPeakS: Double
+        var rfdKgS: Double?
+        var impulseKgS: Double
+        var baselineKg: Double
+        var open: Bool
+    }
+
+    var recording: ListJSON.Item
+    var efforts: [EffortItem]
+
+    init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
+        recording = ListJSON.Item(
+            id: row.id.rawValue, uuid: row.uuid.uuidString.lowercased(), startedAt: row.startedAt, endedAt: row.endedAt, device: row.device,
+            profile: row.profile, state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
+            maxKg: grams(row.maxKilograms), avgKg: grams(row.averageKilograms))
+        let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
+        self.efforts = efforts.map {
+            EffortItem(
+                index: $0.index, startS: Double($0.startMicros - origin) / 1e6, durationS: Double($0.durationMicros) / 1e6,
+                peakKg: gramsOf($0.peakKilograms), meanKg: gramsOf($0.meanKilograms), timeToPeakS: Double($0.timeToPeakMicros) / 1e6,
+                rfdKgS: $0.rfdKilogramsPerSecond.map { ($0 * 100).rounded() / 100 }, impulseKgS: gramsOf($0.impulseKilogramSeconds),
+                baselineKg: gramsOf($0.baselineKilograms), open: $0.isOpen)
+        }
+    }
+}

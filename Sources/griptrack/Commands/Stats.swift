@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import GripAnalysis
+import GripStore
+
+extension Griptrack {
+    /// `griptrack stats`: max and average; Pro adds trends and comparisons.
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show max and average force; Pro adds trends and comparisons.",
+            discussion: """
+                Max is the highest effort peak, average the mean of the effort peaks (open efforts left out). On \
+                the free plan they cover the last 5 recordings (the ones `griptrack list` shows); with Pro they \
+                cover every recording and add the personal best, the slope in kg/week and how the latest \
+                recording compares with the previous one and with the best.
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            let session = try common.session()
+            let status = try session.status()
+            let limit = session.visibleLimit(status)
+            let store = session.store
+            let stats = try storeCall { () throws(GripStoreError) in try store.statistics(limit: limit) }
+            var comparison: Comparison?
+            if status.access.isPro {
+                let recordings = try storeCall { () throws(GripStoreError) in try store.analysedRecordings(limit: nil) }
+                comparison = Comparison(recordings)
+            }
+            if common.json {
+                try printJSON(StatsJSON(stats: stats, comparison: comparison, plan: status.access.tier.rawValue,
+                                        hidden: max(0, status.storedRecordings - stats.recordings)))
+                return
+            }
+            guard stats.recordings > 0 else {
+                print("No recordings stored. Save one with `griptrack replay <capture> --save`.")
+                return
+            }
+            let scope = limit == nil
+                ? "All \(stats.recordings) recording\(stats.recordings == 1 ? "" : "s")"
+                : "Last \(stats.recordings) recording\(stats.recordings == 1 ? "" : "s")"
+            let range = [stats.first, stats.last].compactMap { $0 }.map(Format.day)
+            print("\(scope) (\(Set(range).count == 1 ? range[0] : range.joined(separator: " – "))), \(stats.efforts) efforts")
+            print("Max:      \(Format.kg(stats.maxKilograms))")
+            print("Average:  \(Format.kg(stats.averageKilograms)) (mean effort peak)")
+            if let comparison {
+                print("")
+                print(comparison.text, terminator: "")
+            } else {
+                let hidden = status.storedRecordings - stats.recordings
+                if hidden > 0 {
+                    print("\(hidden) older recording\(hidden == 1 ? " is" : "s are") hidden on the free plan and not counted.")
+                }
+                print("Pro adds trends and comparisons (`griptrack pro status`).")
+            }
+        }
+    }
+}
+
+/// The Pro part of `stats`: personal best, slope, and the latest recording against the previous and the best.
+struct Comparison: Encodable {
+    var personalBestKg: Double?
+    var personalBestDay: String?
+    var slopeKgPerWeek: Double?
+    var changeFromFirstKg: Double?
+    var latestId: Int64?
+    var latestMaxKg: Double?
+    var latestVsPreviousKg: Double?
+    var latestVsBestKg: Double?
+
+    init(_ recordings: [AnalysedRecording]) {
+        let trends = Trends(recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) })
+        personalBestKg = grams(trends.personalBestKg.map(Double.init))
+        personalBestDay = trends.personalBestDay.map(Format.dayString)
+        slopeKgPerWeek = trends.slopeKgPerWeek
+        changeFromFirstKg = grams(trends.changeFromFirstKg.map(Double.init))
+        let scored = recordings.filter { $0.recording.maxKg != nil }
+        if let latest = scored.last {
+            latestId = latest.id.rawValue
+            latestMaxKg = grams(latest.recording.maxKg.map(Double.init))
+            latestVsPreviousKg = grams(trends.changeFromPreviousKg.map(Double.init))
+            if let best = personalBestKg, let max = latestMaxKg { latestVsBestKg = grams(max - best) }
+        }
+    }
+
+    var text: String {
+        var lines: [String] = []
+        if let best = personalBestKg {
+            lines.append("Personal best:  \(Format.kg(best))" + (personalBestDay.map { " (\($0))" } ?? ""))
+        }
+        if let slope = slopeKgPerWeek { lines.append("Trend:          " + String(format: "%+.2f kg/week", slope)) }
+        if let change = changeFromFirstKg { lines.append("Since first:    \(Format.signedKg(change))") }
+        if let id = latestId, let max = latestMaxKg {
+            var line = "Latest (#\(id)):   max \(Format.kg(max))"
+            if let previous = latestVsPreviousKg { line += ", \(Format.signedKg(previous)) vs previous" }
+            if let best = latestVsBestKg { line += ", \(Format.signedKg(best)) vs best" }
+            lines.append(line)
+        }
+        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// `griptrack stats --json`.
+struct StatsJSON: Encodable {
+    var plan: String
+    var recordings: Int
+    var hidden: Int
+    var efforts: Int
+    var samples: Int
+    var maxKg: Double?
+    var avgKg: Double?
+    var first: Date?
+    var last: Date?
+    var comparison: Comparison?
+
+    init(stats: RecordingStatistics, comparison: Comparison?, plan: String, hidden: Int) {
+        self.plan = plan
+        recordings = stats.recordings
+        self.hidden = hidden
+        efforts = stats.efforts
+        samples = stats.samples
+        maxKg = grams(stats.maxKilograms)
+        avgKg = grams(stats.averageKilograms)
+        first = stats.first
+        last = stats.last
+        self.comparison = comparison
+    }
+}

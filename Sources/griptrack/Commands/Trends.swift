@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import GripAnalysis
+import GripStore
+
+extension Griptrack {
+    /// `griptrack trends` (Pro): progress across recordings.
+    struct TrendsCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "trends",
+            abstract: "Show progress across recordings (Pro).",
+            discussion: """
+                Best and average per day and per week (weeks start on Monday, local time), the least-squares \
+                slope of recording max in kg/week, the change against the first and the previous recording, and \
+                the personal best. A recording's score is its max (open efforts left out).
+                """
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        /// Day key of a Monday (1970-01-05).
+        static let mondayKey = 4
+
+        func run() throws {
+            let session = try common.session()
+            try session.requirePro("`griptrack trends`")
+            let store = session.store
+            let recordings = try storeCall { () throws(GripStoreError) in try store.analysedRecordings(limit: nil) }
+            let trends = Trends(
+                recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) },
+                weekStartDay: Self.mondayKey)
+            if common.json {
+                try printJSON(TrendsJSON(trends))
+                return
+            }
+            guard let best = trends.personalBestKg else {
+                print("No scored recordings yet. Save one with `griptrack replay <capture> --save`.")
+                return
+            }
+            print("Personal best:  \(Format.kg(Double(best)))" + (trends.personalBestDay.map { " (\(Format.dayString($0)))" } ?? ""))
+            print("Slope:          " + (trends.slopeKgPerWeek.map { String(format: "%+.2f kg/week", $0) } ?? "— (needs two days)"))
+            print("Since first:    \(Format.signedKg(trends.changeFromFirstKg.map(Double.init)))")
+            print("Since previous: \(Format.signedKg(trends.changeFromPreviousKg.map(Double.init)))")
+            print("")
+            print("Week of           best   average  recordings")
+            for week in trends.weeks {
+                print(Format.dayString(week.key * 7 + Self.mondayKey).rightPadded(12)
+                      + Format.kg(Double(week.bestKg)).leftPadded(10) + Format.kg(Double(week.averageKg)).leftPadded(10)
+                      + String(week.recordings).leftPadded(12))
+            }
+            print("")
+            print("Day               best   average  recordings")
+            for day in trends.days {
+                print(Format.dayString(day.key).rightPadded(12)
+                      + Format.kg(Double(day.bestKg)).leftPadded(10) + Format.kg(Double(day.averageKg)).leftPadded(10)
+                      + String(day.recordings).leftPadded(12))
+            }
+        }
+    }
+}
+
+/// `griptrack trends --json`.
+struct TrendsJSON: Encodable {
+    struct Period: Encodable {
+        var start: String
+        var bestKg: Double
+        var avgKg: Double
+        var recordings: Int
+    }
+
+    var days: [Period]
+    var weeks: [Period]
+    var slopeKgPerWeek: Double?
+    var changeFromFirstKg: Double?
+    var changeFromPreviousKg: Double?
+    var personalBestKg: Double?
+    var personalBestDay: String?
+
+    init(_ trends: Trends) {
+        days = trends.days.map {
+            Period(start: Format.dayString($0.key), bestKg: gramsOf(Double($0.bestKg)), avgKg: gramsOf(Double($0.averageKg)), recordings: $0.recordings)
+        }
+        weeks = trends.weeks.map {
+            Period(start: Format.dayString($0.key * 7 + Griptrack.TrendsCommand.mondayKey), bestKg: gramsOf(Double($0.bestKg)),
+                   avgKg: gramsOf(Double($0.averageKg)), recordings: $0.recordings)
+        }
+        slopeKgPerWeek = trends.slopeKgPerWeek
+        changeFromFirstKg = grams(trends.changeFromFirstKg.map(Double.init))
+        changeFromPreviousKg = grams(trends.changeFromPreviousKg.map(Double.init))
+        personalBestKg = grams(trends.personalBestKg.map(Double.init))
+        personalBestDay = trends.personalBestDay.map(Format.dayString)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Text formatting shared by the commands: local times, kilograms, durations.
+enum Format {
+    /// `2026-01-04 10:12` in the local time zone.
+    static func minute(_ date: Date) -> String { formatter("yyyy-MM-dd HH:mm").string(from: date) }
+
+    /// `2026-01-04 10:12:03` in the local time zone.
+    static func second(_ date: Date) -> String { formatter("yyyy-MM-dd HH:mm:ss").string(from: date) }
+
+    /// `2026-01-04` in the local time zone.
+    static func day(_ date: Date) -> String { formatter("yyyy-MM-dd").string(from: date) }
+
+    /// `41.2 kg`, or `—`.
+    static func kg(_ value: Double?) -> String { value.map { String(format: "%.1f kg", $0) } ?? "—" }
+
+    /// `+1.2 kg` / `-0.4 kg`, or `—`.
+    static func signedKg(_ value: Double?) -> String { value.map { String(format: "%+.1f kg", $0) } ?? "—" }
+
+    /// `1:05` (minutes:seconds) or `42 s`.
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return whole < 60 ? "\(whole) s" : String(format: "%d:%02d", whole / 60, whole % 60)
+    }
+
+    /// Local days since 1970-01-01 (the day key for trends).
+    static func dayKey(_ date: Date) -> Int {
+        let seconds = date.timeIntervalSince1970 + Double(TimeZone.current.secondsFromGMT(for: date))
+        return Int((seconds / 86_400).rounded(.down))
+    }
+
+    /// The local calendar date of a day key.
+    static func dayString(_ key: Int) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let date = Date(timeIntervalSince1970: Double(key) * 86_400)
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    private static func formatter(_ pattern: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = pattern
+        return formatter
+    }
+}
+
+extension String {
+    /// Right-aligned in `width` columns (counted in characters).
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+
+    /// Left-aligned in `width` columns.
+    func rightPadded(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}
+
+/// Kilograms rounded to the gram for JSON output (forces are float32 on the wire; more digits are noise).
+func grams(_ value: Double?) -> Double? { value.map { ($0 * 1000).rounded() / 1000 } }
+
+/// Kilograms rounded to the gram.
+func gramsOf(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
