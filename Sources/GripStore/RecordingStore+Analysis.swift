@@ -103,24 +103,7 @@ extension RecordingStore {
             let id = try Self.insertRecording(db, draft, owner: owner) { db, count in
                 try Self.admission(db, count: count, context: context, now: now)
             }
-            var sequence = 0
-            var start = samples.startIndex
-            while start < samples.endIndex {
-                var end = start + 1
-                while end < samples.endIndex, SampleChunkCodec.canFollow(samples[end - 1].micros, samples[end].micros),
-                    samples[end].micros - samples[start].micros < Self.chunkSpanMicros
-                {
-                    end += 1
-                }
-                let run = samples[start..<end]
-                try SampleChunkRecord(
-                    recordingId: id.rawValue, sequence: sequence, encoding: SampleChunkCodec.encoding,
-                    firstMicros: run[run.startIndex].micros, sampleCount: run.count,
-                    samples: SampleChunkCodec.encode(run)
-                ).insert(db)
-                sequence += 1
-                start = end
-            }
+            _ = try Self.insertChunks(samples, of: id, firstSequence: 0, maxSpanMicros: Self.chunkSpanMicros, db)
             var record = try Self.fetchRecording(db, id)
             record.sampleCount = samples.count
             record.lastCommitAt = endedAt

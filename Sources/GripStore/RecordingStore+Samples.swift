@@ -25,28 +25,12 @@ extension RecordingStore {
             guard record.state == .recording else {
                 throw GripStoreError.recordingNotInProgress(id, state: record.state)
             }
-            var sequence =
+            let sequence =
                 try Int.fetchOne(
                     db, sql: "SELECT MAX(sequence) + 1 FROM sampleChunk WHERE recordingId = ?",
                     arguments: [id.rawValue]
                 ) ?? 0
-            var chunks = 0
-            var start = samples.startIndex
-            while start < samples.endIndex {
-                var end = start + 1
-                while end < samples.endIndex, SampleChunkCodec.canFollow(samples[end - 1].micros, samples[end].micros) {
-                    end += 1
-                }
-                let run = samples[start..<end]
-                try SampleChunkRecord(
-                    recordingId: id.rawValue, sequence: sequence, encoding: SampleChunkCodec.encoding,
-                    firstMicros: run[run.startIndex].micros, sampleCount: run.count,
-                    samples: SampleChunkCodec.encode(run)
-                ).insert(db)
-                sequence += 1
-                chunks += 1
-                start = end
-            }
+            let chunks = try Self.insertChunks(samples, of: id, firstSequence: sequence, maxSpanMicros: nil, db)
             record.sampleCount += samples.count
             record.lastCommitAt = now
             try record.update(db)
@@ -104,6 +88,33 @@ extension RecordingStore {
                 samples: row?["samples"] ?? 0, chunks: row?["chunks"] ?? 0, encodedBytes: row?["bytes"] ?? 0
             )
         }
+    }
+
+    /// Inserts `samples` as consecutive chunks numbered from `firstSequence`. A chunk ends where the codec cannot
+    /// continue it (time going back or jumping) or, with `maxSpanMicros`, before it would span that much time.
+    /// - Returns: How many chunks were written.
+    static func insertChunks(
+        _ samples: [StoredSample], of id: RecordingID, firstSequence: Int, maxSpanMicros: Int64?, _ db: Database
+    ) throws -> Int {
+        var sequence = firstSequence
+        var start = samples.startIndex
+        while start < samples.endIndex {
+            var end = start + 1
+            while end < samples.endIndex, SampleChunkCodec.canFollow(samples[end - 1].micros, samples[end].micros),
+                maxSpanMicros.map({ samples[end].micros - samples[start].micros < $0 }) ?? true
+            {
+                end += 1
+            }
+            let run = samples[start..<end]
+            try SampleChunkRecord(
+                recordingId: id.rawValue, sequence: sequence, encoding: SampleChunkCodec.encoding,
+                firstMicros: run[run.startIndex].micros, sampleCount: run.count,
+                samples: SampleChunkCodec.encode(run)
+            ).insert(db)
+            sequence += 1
+            start = end
+        }
+        return sequence - firstSequence
     }
 }
 
