@@ -100,7 +100,7 @@ let package = Package(
         ),
         .target(
             name: "GripTestSupport",
-            dependencies: ["GripWire", "GripAnalysis", "GripStream", "GripSimulator"],
+            dependencies: ["GripWire", "GripAnalysis", "GripStream", "GripSimulator", "GripBlueZ"],
             path: "Tests/GripTestSupport",
             swiftSettings: strictSwift
         ),
@@ -115,7 +115,7 @@ let package = Package(
             dependencies: ["GripDaemon", "GripStream", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
-        .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ"], swiftSettings: strictSwift),
+        .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
         // A child process for GripStoreTests (SIGKILL while recording, processes racing for the last free slot).
         .executableTarget(

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GripBlueZ
+import GripTestSupport
 
 /// Progressor-shaped notifications: weight frames, a repeated identical frame, an empty payload, a battery reply.
 let streamed: [(delayMicros: Int, bytes: [UInt8])] = {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import GripBlueZ
+import GripTestSupport
 
 @Suite("Adapter checks and discovery", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
 struct DiscoveryTests {

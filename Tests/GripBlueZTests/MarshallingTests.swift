@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import GripBlueZ
+import GripTestSupport
 
 @Suite("D-Bus marshalling through a real dbus-daemon", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
 struct MarshallingTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GripBlueZ
+import GripTestSupport
 
 @Suite("ObjectCache mirrors BlueZ's objects", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
 struct ObjectCacheTests {

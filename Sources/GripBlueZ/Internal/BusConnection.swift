@@ -12,12 +12,13 @@
 import Glibc
 import Synchronization
 
-final class BusConnection: @unchecked Sendable {
+/// `package`: the tests' fake-BlueZ harness (GripTestSupport) drives the fake's control interface through it.
+package final class BusConnection: @unchecked Sendable {
     // SAFETY: the `var`s below marked "loop thread" are only accessed on the loop thread (checked by
     // `assertOnLoop` in debug builds); `shared` is a Mutex; the rest is immutable after init.
 
-    let address: String
-    let uniqueName: String
+    package let address: String
+    package let uniqueName: String
     private let raw: RawConnection
     private let wake: (read: Int32, write: Int32)
     private let shared = Mutex(Shared())
@@ -50,7 +51,7 @@ final class BusConnection: @unchecked Sendable {
     }
 
     /// Connects to `address` (nil: `DBUS_SYSTEM_BUS_ADDRESS`, else the system bus) and starts the loop thread.
-    static func open(address: String?) throws(GripBlueZError) -> BusConnection {
+    package static func open(address: String?) throws(GripBlueZError) -> BusConnection {
         let address = address ?? LibDBus.systemBusAddress()
         let raw: RawConnection
         switch RawConnection.open(address: address) {
@@ -115,7 +116,7 @@ final class BusConnection: @unchecked Sendable {
     /// - Throws: `.methodFailed` with the D-Bus error name (NoReply after `timeout`), `.closed`,
     ///   `.invalidArgument`.
     @discardableResult
-    func call(
+    package func call(
         _ destination: String, _ path: ObjectPath, _ interface: String, _ member: String,
         _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
     ) async throws(GripBlueZError) -> [DBusValue] {
@@ -232,7 +233,7 @@ final class BusConnection: @unchecked Sendable {
     /// Stops the loop thread, fails outstanding calls with `.closed` and closes the connection. Idempotent.
     /// From another thread it returns once the loop thread has finished; on the loop thread itself it only asks
     /// the loop to stop after the current callback.
-    func close() {
+    package func close() {
         let first = shared.withLock { state -> Bool in
             defer { state.stopping = true }
             return !state.stopping

@@ -1,28 +1,28 @@
 import Foundation
 import Testing
 
-@testable import GripBlueZ
+import GripBlueZ
 
 /// Runs Tests/FakeBlueZ/run-private-bus.sh (a private dbus-daemon plus the fake org.bluez) for one test, and talks
 /// to the fake's control interface (`org.freedesktop.DBus.Mock` on `/`).
-final class FakeBlueZ: @unchecked Sendable {
+public final class FakeBlueZ: @unchecked Sendable {
     // SAFETY: used by one test at a time; the pipes are only touched from the test's task.
 
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("FakeBlueZ")
-    static let script = directory.appendingPathComponent("run-private-bus.sh").path
+    public static let script = directory.appendingPathComponent("run-private-bus.sh").path
 
-    static let progressorService = "7e4e1701-1ea6-40c9-9dcc-13d34ffead57"
-    static let progressorData = "7e4e1702-1ea6-40c9-9dcc-13d34ffead57"
-    static let progressorControl = "7e4e1703-1ea6-40c9-9dcc-13d34ffead57"
-    static let progressorAddress = "F0:0D:CA:FE:12:34"
-    static let progressorPath: ObjectPath = "/org/bluez/hci0/dev_F0_0D_CA_FE_12_34"
-    static let dataPath: ObjectPath = "/org/bluez/hci0/dev_F0_0D_CA_FE_12_34/service000b/char000c"
-    static let controlPath: ObjectPath = "/org/bluez/hci0/dev_F0_0D_CA_FE_12_34/service000b/char000f"
+    public static let progressorService = "7e4e1701-1ea6-40c9-9dcc-13d34ffead57"
+    public static let progressorData = "7e4e1702-1ea6-40c9-9dcc-13d34ffead57"
+    public static let progressorControl = "7e4e1703-1ea6-40c9-9dcc-13d34ffead57"
+    public static let progressorAddress = "F0:0D:CA:FE:12:34"
+    public static let progressorPath: ObjectPath = "/org/bluez/hci0/dev_F0_0D_CA_FE_12_34"
+    public static let dataPath: ObjectPath = "/org/bluez/hci0/dev_F0_0D_CA_FE_12_34/service000b/char000c"
+    public static let controlPath: ObjectPath = "/org/bluez/hci0/dev_F0_0D_CA_FE_12_34/service000b/char000f"
 
     /// Whether /usr/bin/python3 can run the fake (python3-dbusmock, python3-dbus, python3-gi installed).
-    static let isAvailable: Bool = {
+    public static let isAvailable: Bool = {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", "import dbusmock, dbus, gi"]
@@ -34,21 +34,21 @@ final class FakeBlueZ: @unchecked Sendable {
     }()
 
     /// Run the BlueZ tests when the fake can run, and always under CI (where a missing fake must fail, not skip).
-    static let enabled: Bool = isAvailable || ProcessInfo.processInfo.environment["CI"] != nil
-    static let skipMessage: Comment =
+    public static let enabled: Bool = isAvailable || ProcessInfo.processInfo.environment["CI"] != nil
+    public static let skipMessage: Comment =
         "/usr/bin/python3 lacks python3-dbusmock/python3-dbus/python3-gi: apt-get install python3-dbusmock python3-gi"
 
-    let address: String
+    public let address: String
     private let process: Process
     private let input: FileHandle
     private let output: FileHandle
     private var buffered = Data()
     private let workDirectory: URL
-    let control: BusConnection
+    package let control: BusConnection
 
     /// Writes `notifications` (delay µs, bytes) to a file the fake streams after a 0x65 write, then starts
     /// everything and waits until org.bluez is on the bus.
-    init(parameters: [String: any Sendable] = [:], notifications: [(delayMicros: Int, bytes: [UInt8])] = []) throws {
+    public init(parameters: [String: any Sendable] = [:], notifications: [(delayMicros: Int, bytes: [UInt8])] = []) throws {
         guard Self.isAvailable else {
             throw FakeError(message: "cannot run the fake BlueZ: \(Self.skipMessage)")
         }
@@ -87,7 +87,7 @@ final class FakeBlueZ: @unchecked Sendable {
     }
 
     /// Tears down the fake and the private bus.
-    func stop() {
+    public func stop() {
         control.close()
         try? input.close()
         process.waitUntilExit()
@@ -97,12 +97,12 @@ final class FakeBlueZ: @unchecked Sendable {
     deinit { if process.isRunning { stop() } }
 
     /// SIGKILLs the fake (a bluetoothd crash); the bus stays up.
-    func kill() throws {
+    public func kill() throws {
         try command("kill", expect: "KILLED")
     }
 
     /// Starts the fake again with `parameters` (a bluetoothd restart).
-    func relaunch(parameters: [String: any Sendable]) throws {
+    public func relaunch(parameters: [String: any Sendable]) throws {
         var parameters = parameters
         parameters["notifications"] = workDirectory.appendingPathComponent("notifications.txt").path
         try command("start " + Self.json(parameters), expect: "READY")
@@ -119,12 +119,12 @@ final class FakeBlueZ: @unchecked Sendable {
 
     /// Calls a control method of the fake.
     @discardableResult
-    func mock(_ member: String, _ arguments: DBusValue...) async throws -> [DBusValue] {
+    public func mock(_ member: String, _ arguments: DBusValue...) async throws -> [DBusValue] {
         try await control.call("org.bluez", "/", "org.freedesktop.DBus.Mock", member, arguments, timeout: .seconds(5))
     }
 
     /// The fake's writes on a characteristic, as (bytes, type).
-    func writes(on characteristic: ObjectPath) async throws -> [(bytes: [UInt8], type: String)] {
+    public func writes(on characteristic: ObjectPath) async throws -> [(bytes: [UInt8], type: String)] {
         let reply = try await mock("GetWrites", .objectPath(characteristic))
         guard case .array(_, let entries)? = reply.first else { return [] }
         return entries.compactMap { entry in
@@ -135,7 +135,7 @@ final class FakeBlueZ: @unchecked Sendable {
     }
 
     /// A counter from GetStats.
-    func stat(_ name: String) async throws -> Int64 {
+    public func stat(_ name: String) async throws -> Int64 {
         let reply = try await mock("GetStats")
         return reply.first?.propertiesValue?[name]?.integerValue ?? -1
     }
@@ -165,19 +165,21 @@ final class FakeBlueZ: @unchecked Sendable {
     }
 }
 
-struct FakeError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+public struct FakeError: Error, CustomStringConvertible {
+    public init(message: String) { self.message = message }
+    public var message: String
+    public var description: String { message }
 }
 
 /// Collects notifications delivered on the D-Bus thread, for assertions on the test's task.
-final class NotificationRecorder: @unchecked Sendable {
+public final class NotificationRecorder: @unchecked Sendable {
+    public init() {}
     // SAFETY: all state behind `lock`.
     private let lock = NSLock()
     private var values: [[UInt8]] = []
     private var times: [Int64] = []
 
-    var handler: NotificationHandler {
+    public var handler: NotificationHandler {
         { [self] buffer, hostMicros in
             let bytes = Array(buffer)
             lock.withLock {
@@ -187,11 +189,11 @@ final class NotificationRecorder: @unchecked Sendable {
         }
     }
 
-    var received: [[UInt8]] { lock.withLock { values } }
-    var hostTimes: [Int64] { lock.withLock { times } }
+    public var received: [[UInt8]] { lock.withLock { values } }
+    public var hostTimes: [Int64] { lock.withLock { times } }
 
     /// Waits (polling every 10 ms, at most `timeout`) until at least `count` notifications arrived.
-    func waitFor(count: Int, timeout: Duration = .seconds(5)) async -> [[UInt8]] {
+    public func waitFor(count: Int, timeout: Duration = .seconds(5)) async -> [[UInt8]] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let current = received
@@ -203,17 +205,18 @@ final class NotificationRecorder: @unchecked Sendable {
 }
 
 /// Collects events for assertions.
-final class EventRecorder<Event: Sendable>: @unchecked Sendable {
+public final class EventRecorder<Event: Sendable>: @unchecked Sendable {
+    public init() {}
     // SAFETY: all state behind `lock`.
     private let lock = NSLock()
     private var events: [Event] = []
 
-    func record(_ event: Event) { lock.withLock { events.append(event) } }
-    var all: [Event] { lock.withLock { events } }
+    public func record(_ event: Event) { lock.withLock { events.append(event) } }
+    public var all: [Event] { lock.withLock { events } }
 
     /// Waits (polling every 10 ms, at most `timeout`) until `predicate` holds for the recorded events.
     @discardableResult
-    func waitUntil(timeout: Duration = .seconds(5), _ predicate: ([Event]) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(5), _ predicate: ([Event]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if predicate(all) { return true }
