@@ -76,6 +76,8 @@ let package = Package(
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripSimulator", "GripStore", "GripEntitlements", "GripConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // record/devices/status: the daemon client, the in-process daemon (--replay, --direct), BlueZ.
+                "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift
         ),
@@ -143,7 +145,7 @@ let package = Package(
             // End-to-end tests of the built `griptrack` binary (the test target depends on it so SwiftPM builds it).
         .testTarget(
             name: "GriptrackCLITests",
-            dependencies: ["griptrack", "GripTestSupport", "GripConfig"],
+            dependencies: ["griptrack", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ", "GripWire"],
             swiftSettings: strictSwift
         ),
     ]

@@ -21,6 +21,10 @@ public struct DaemonConfiguration: Sendable {
     public var handlesSignals: Bool
     /// The release string sent in the VERSION greeting.
     public var release: String
+    /// The recordings database (personal mode: `griptrack record --replay/--direct`), or nil for none.
+    /// TODO(lead): added by wip/cli for the in-process daemon; merge with the recorder's database setting
+    /// (wip/recorder) and drop whichever name is redundant.
+    public var databasePath: String?
 
     /// Creates a configuration; every parameter has the daemon's default.
     public init(

@@ -12,8 +12,8 @@ struct Griptrack: AsyncParsableCommand {
             4 Bluetooth or daemon unavailable, 5 invalid input (capture, signed data, config).
             """,
         subcommands: [
-            Replay.self, List.self, Show.self, Stats.self, TrendsCommand.self, Export.self, Delete.self, Pro.self,
-            Simulate.self,
+            Record.self, Replay.self, List.self, Show.self, Stats.self, TrendsCommand.self, Export.self, Delete.self, Pro.self,
+            Devices.self, Status.self, Simulate.self,
         ]
     )
 

@@ -33,10 +33,11 @@ public struct CLIRunner: Sendable {
     /// - Parameters:
     ///   - arguments: The command line after `griptrack`.
     ///   - stdin: Text for standard input (empty by default).
+    ///   - environment: Variables to set on top of the test's (e.g. `DBUS_SYSTEM_BUS_ADDRESS` for a fake bus).
     /// - Returns: Exit status and output.
     /// - Throws: when the process cannot start.
     @discardableResult
-    public func run(_ arguments: [String], stdin: String = "") throws -> Result {
+    public func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -46,6 +47,7 @@ public struct CLIRunner: Sendable {
         environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         environment["COLUMNS"] = "80"
         environment["USER"] = "tester"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let input = Pipe()
         let output = Pipe()

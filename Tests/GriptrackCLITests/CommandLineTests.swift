@@ -23,6 +23,7 @@ struct CommandLineTests {
               -h, --help              Show help information.
 
             SUBCOMMANDS:
+              record                  Record a grip session with a live readout.
               replay                  Replay a btsnoop capture (btmon -w or Android HCI
                                       log) through the pipeline.
               list                    List stored recordings, newest first.
@@ -35,6 +36,9 @@ struct CommandLineTests {
               delete                  Delete a recording with its efforts and samples.
               pro                     Show or change the Pro plan (status, grant, revoke,
                                       import, verify).
+              devices                 List the Bluetooth devices BlueZ knows, marking the
+                                      supported ones.
+              status                  Show griptrackd's state: device, recording, plan.
               simulate                Write simulated Progressor sessions as btsnoop
                                       captures (the replay test fixtures).
 

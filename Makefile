@@ -1,0 +1,50 @@
+# griptrack: build and install.
+#
+#   make                                   release build of griptrack and griptrackd
+#   sudo make install [PREFIX=/usr/local]  binaries, systemd unit, sysusers.d file, example config, docs
+#   sudo make uninstall [PREFIX=...]       removes exactly what install put there
+#
+# DESTDIR stages the tree for a package (make install DESTDIR=/tmp/pkg). BIN_DIR installs binaries that are
+# already built (e.g. BIN_DIR=.build/release) without running swift build. After installing the unit:
+#   sudo systemd-sysusers && sudo systemctl daemon-reload && sudo systemctl enable --now griptrack
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+INSTALL ?= install
+BIN_DIR ?=
+
+ifeq ($(BIN_DIR),)
+install_deps := build
+bin_dir = $(shell $(SWIFT) build -c release --show-bin-path)
+else
+install_deps :=
+bin_dir = $(BIN_DIR)
+endif
+
+bindir := $(DESTDIR)$(PREFIX)/bin
+unitdir := $(DESTDIR)$(PREFIX)/lib/systemd/system
+sysusersdir := $(DESTDIR)$(PREFIX)/lib/sysusers.d
+docdir := $(DESTDIR)$(PREFIX)/share/doc/griptrack
+docs := README.md $(wildcard docs/*.md)
+
+.PHONY: all build install uninstall
+
+all: build
+
+build:
+	$(SWIFT) build -c release --product griptrack
+	$(SWIFT) build -c release --product griptrackd
+
+install: $(install_deps)
+	$(INSTALL) -d $(bindir) $(unitdir) $(sysusersdir) $(docdir)
+	$(INSTALL) -m 0755 $(bin_dir)/griptrack $(bin_dir)/griptrackd $(bindir)/
+	sed 's|^ExecStart=[^ ]*/griptrackd|ExecStart=$(PREFIX)/bin/griptrackd|' systemd/griptrack.service > $(unitdir)/griptrack.service
+	chmod 0644 $(unitdir)/griptrack.service
+	$(INSTALL) -m 0644 systemd/griptrack.sysusers $(sysusersdir)/griptrack.conf
+	$(INSTALL) -m 0644 systemd/griptrack.toml.example $(docs) $(docdir)/
+
+uninstall:
+	rm -f $(bindir)/griptrack $(bindir)/griptrackd $(unitdir)/griptrack.service $(sysusersdir)/griptrack.conf
+	rm -f $(docdir)/griptrack.toml.example $(addprefix $(docdir)/,$(notdir $(docs)))
+	-rmdir $(docdir) 2>/dev/null

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import GripBlueZ
+import GripWire
+
+extension Griptrack {
+    /// `griptrack devices`: what BlueZ sees, and which of it griptrack supports.
+    struct Devices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the Bluetooth devices BlueZ knows, marking the supported ones.",
+            discussion: """
+                Lists every device bluetoothd exports: address, name, signal strength (RSSI, only known while \
+                scanning) and whether griptrack supports it (by advertised service or name). --scan SECONDS \
+                scans first, which also finds devices bluetoothd has not seen yet. Exits 4 when bluetoothd is not \
+                running or the adapter is missing or off.
+                """
+        )
+
+        @Option(help: ArgumentHelp("Scan this many seconds first (wake the device first).", valueName: "seconds"))
+        var scan: Double?
+
+        @Option(help: ArgumentHelp("The adapter, e.g. hci1 (default: the first).", valueName: "name"))
+        var adapter: String?
+
+        @Flag(help: "Print JSON instead of text.")
+        var json = false
+
+        func validate() throws {
+            if let scan, !(scan > 0 && scan <= 600) {
+                throw ValidationError("--scan takes seconds between 0 and 600, e.g. --scan 5.")
+            }
+        }
+
+        func run() async throws {
+            let devices: [DeviceInfo]
+            do {
+                let client = try await BlueZClient.connect()
+                defer { client.close() }
+                _ = try await client.adapter(adapter)
+                if let scan {
+                    devices = try await client.scan(for: .milliseconds(Int64((scan * 1000).rounded())), adapter: adapter)
+                } else {
+                    devices = await client.devices()
+                }
+            } catch {
+                throw CLIExit.unavailable.fail(error.description)
+            }
+            let listed = devices.map(ListedDevice.init)
+            if json {
+                try printJSON(listed)
+            } else {
+                print(Self.table(listed, scanned: scan != nil), terminator: "")
+            }
+        }
+
+        /// The text table, supported devices first.
+        static func table(_ devices: [ListedDevice], scanned: Bool) -> String {
+            guard !devices.isEmpty else {
+                return scanned
+                    ? "No devices seen. Wake the device (press its button) and scan longer.\n"
+                    : "bluetoothd knows no devices. Wake the device and run `griptrack devices --scan 5`.\n"
+            }
+            let sorted = devices.filter(\.supported) + devices.filter { !$0.supported }
+            let nameWidth = max(4, sorted.map { ($0.name ?? "—").count }.max() ?? 4)
+            var text = "ADDRESS            RSSI      " + "NAME".rightPadded(nameWidth) + "  SUPPORTED\n"
+            for device in sorted {
+                let rssi = device.rssi.map { "\($0) dBm" } ?? "—"
+                text += device.address.rightPadded(19) + rssi.rightPadded(10) + (device.name ?? "—").rightPadded(nameWidth)
+                    + "  " + (device.profileName ?? "no") + (device.connected ? " (connected)" : "") + "\n"
+            }
+            if !scanned && sorted.allSatisfy({ $0.rssi == nil }) {
+                text += "RSSI is only known while scanning: add --scan 5.\n"
+            }
+            return text
+        }
+    }
+}
+
+/// One row of `griptrack devices` (`--json` fields in snake_case).
+struct ListedDevice: Encodable, Equatable {
+    var address: String
+    var name: String?
+    var rssi: Int?
+    var supported: Bool
+    /// The profile identifier (`progressor`) and name, when supported.
+    var profile: String?
+    var profileName: String?
+    var connected: Bool
+    var serviceUuids: [String]
+
+    init(_ device: DeviceInfo) {
+        address = device.address
+        name = device.name
+        rssi = device.rssi
+        let profile = DeviceProfiles.matching(name: device.name, serviceUUIDs: device.serviceUUIDs)
+        supported = profile != nil
+        self.profile = profile?.identifier
+        profileName = profile?.name
+        connected = device.connected
+        serviceUuids = device.serviceUUIDs
+    }
+}

@@ -1,0 +1,201 @@
+import ArgumentParser
+import Foundation
+import GripDaemon
+
+extension Griptrack {
+    /// `griptrack record`: an explicit recording with a live readout, through griptrackd or an in-process daemon.
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record a grip session with a live readout.",
+            discussion: """
+                Attaches to griptrackd (--socket, default /run/griptrack/griptrack.sock), starts a recording, shows \
+                the force live and stops at Ctrl-C or after --duration, then prints what was saved. With --replay \
+                FILE or --direct it runs the daemon inside this command instead (a private socket, the personal \
+                database --db) and attaches to it the same way. The free plan's limit is checked when the \
+                recording starts: a refusal exits 3 and stores nothing (--no-save gives a live-only view).
+
+                On a terminal the readout fills the screen; otherwise it prints one line per effort and per device \
+                change. With --json it prints the daemon's RECORD, EFFORT, RECORDING, DEVICE and RECORDER lines \
+                (docs/protocol.md), then the STOP result.
+                """
+        )
+
+        @Option(help: "The hand: left or right.")
+        var hand: Hand?
+
+        @Option(help: ArgumentHelp("A label stored with the recording (at most 200 bytes).", valueName: "text"))
+        var label: String?
+
+        @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+        var duration: Double?
+
+        @Flag(help: "Live view only: store nothing (works when the free plan is full).")
+        var noSave = false
+
+        @Option(help: ArgumentHelp(
+            "Replay a btsnoop capture through an in-process daemon instead of attaching to griptrackd.",
+            valueName: "file"))
+        var replay: String?
+
+        @Option(help: ArgumentHelp("Replay speed with --replay: capture time ÷ factor (1 = realtime).", valueName: "factor"))
+        var speed: Double?
+
+        @Flag(help: "Connect to the device through BlueZ from this command, without griptrackd.")
+        var direct = false
+
+        @Option(help: ArgumentHelp("The device address with --direct (default: the first supported device).",
+                                   valueName: "address"))
+        var device: String?
+
+        @Option(help: ArgumentHelp("griptrackd's socket (default: /run/griptrack/griptrack.sock).", valueName: "path"))
+        var socket: String?
+
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            if replay != nil && direct {
+                throw ValidationError("--replay and --direct cannot be combined: pick one source.")
+            }
+            if socket != nil && (replay != nil || direct) {
+                throw ValidationError("--socket attaches to a running griptrackd; --replay and --direct run their own. Drop one.")
+            }
+            if device != nil && !direct { throw ValidationError("--device needs --direct.") }
+            if speed != nil && replay == nil { throw ValidationError("--speed needs --replay FILE.") }
+            if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a number above 0, e.g. 10.") }
+            if let duration, !(duration > 0 && duration.isFinite) {
+                throw ValidationError("--duration must be a number of seconds above 0, e.g. 60.")
+            }
+            if let label, label.utf8.count > 200 {
+                throw ValidationError("--label is \(label.utf8.count) bytes; at most 200 are stored. Shorten it.")
+            }
+        }
+
+        func run() async throws {
+            let request = RecordRequest(hand: hand?.rawValue, label: label, save: !noSave, duration: duration)
+            let interrupt = InterruptSignal()
+            let local: InProcessDaemon?
+            if let replay {
+                local = try Self.startLocal(replay: replay, speed: speed ?? 1, database: common.databasePath)
+            } else if direct {
+                // TODO(lead): once the BlueZ source (wip/radio) is in DaemonConfiguration, start it here like the
+                // replay: `configuration.<bluez source> = device ?? first supported device`, database as below.
+                throw CLIExit.unavailable.fail(
+                    "`griptrack record --direct` is not available in this build yet (the daemon's BlueZ source is "
+                        + "not wired). Use griptrackd (`sudo systemctl start griptrack`) or `--replay FILE`.")
+            } else {
+                local = nil
+            }
+            if let local { await local.waitUntilServing() }
+            let path = local?.socketPath ?? socket ?? DaemonConfiguration.defaultSocketPath
+            let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
+            let outcome = await onOwnThread { Self.attach(path: path, request: request, mode: mode, interrupt: interrupt) }
+            await local?.stop()
+
+            switch outcome {
+            case .failure(let failure):
+                throw failure.exit.fail(failure.description)
+            case .success(let (end, state)):
+                if mode == .fullScreen {
+                    for effort in state.efforts { print(RecordState.plain(effort)) }
+                }
+                if !json { print(Self.summary(end, state: state)) }
+                if case .endedByDaemon = end, local == nil {
+                    throw CLIExit.error.fail(
+                        "griptrackd ended the recording itself (the device stream ended or the daemon is stopping).")
+                }
+            }
+        }
+
+        var json: Bool { common.json }
+
+        enum Mode: Sendable { case fullScreen, plain, json }
+
+        /// Connects, records, and restores the terminal; blocking.
+        static func attach(
+            path: String, request: RecordRequest, mode: Mode, interrupt: InterruptSignal
+        ) -> Result<(RecordEnd, RecordState), RecordFailure> {
+            let connection: DaemonConnection
+            do {
+                connection = try DaemonConnection(path: path)
+            } catch {
+                return .failure(.client(error))
+            }
+            defer { connection.close() }
+            let view: any RecordView = switch mode {
+            case .fullScreen: FullScreenView()
+            case .plain: PlainView()
+            case .json: JSONLinesView()
+            }
+            defer { view.close() }
+            let session = RecordSession(connection: connection, request: request, view: view, interrupt: interrupt)
+            do {
+                let end = try session.run()
+                return .success((end, session.state))
+            } catch {
+                return .failure(error)
+            }
+        }
+
+        /// Starts the in-process daemon on a replay (held until our WATCH, so the recording covers all of it).
+        static func startLocal(replay: String, speed: Double, database: String) throws -> InProcessDaemon {
+            guard FileManager.default.fileExists(atPath: replay) else {
+                throw CLIExit.invalidInput.fail("no capture at \(replay). Check the path (`griptrack replay FILE` reads the same files).")
+            }
+            do {
+                return try InProcessDaemon { configuration in
+                    configuration.replayPath = replay
+                    configuration.replaySpeed = speed
+                    configuration.replayWaitsForWatcher = true
+                    configuration.databasePath = database
+                }
+            } catch let error as DaemonError {
+                if case .replay = error { throw CLIExit.invalidInput.fail(error.description) }
+                throw CLIExit.error.fail(error.description)
+            }
+        }
+
+        /// `Saved recording #12: 3 efforts, max 31.2 kg, average 29.8 kg`, or `Not saved (--no-save): …`.
+        static func summary(_ end: RecordEnd, state: RecordState) -> String {
+            let saved: Bool
+            let id: Int64?
+            var efforts: Int?
+            var maxKg: Double?
+            var averageKg: Double?
+            switch end {
+            case .stopped(let reply):
+                saved = reply.event == "saved"
+                id = reply.id
+                efforts = reply.efforts
+                maxKg = reply.maxKg
+                averageKg = reply.avgKg
+            case .endedByDaemon(let report):
+                saved = report.event == "saved"
+                id = report.id
+                efforts = report.efforts
+            }
+            let count = efforts ?? state.efforts.count
+            if maxKg == nil, count == state.efforts.count {
+                maxKg = state.maxKg
+                averageKg = state.averageKg
+            }
+            var what = count == 1 ? "1 effort" : "\(count) efforts"
+            if count == 0 { what = "no efforts" }
+            if let maxKg { what += ", max \(Format.kg(maxKg)), average \(Format.kg(averageKg ?? maxKg))" }
+            let head = saved ? "Saved recording" + (id.map { " #\($0)" } ?? "") : "Not saved (--no-save)"
+            return head + ": " + what
+        }
+    }
+}
+
+/// `--hand left|right`.
+enum Hand: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case left, right
+}
+
+/// Runs blocking work on its own thread, so it never holds one of the cooperative pool's threads (which an
+/// in-process daemon needs; on a 2-core machine the pool has two).
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}

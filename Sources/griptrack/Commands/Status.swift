@@ -1,0 +1,181 @@
+import ArgumentParser
+import Foundation
+import GripConfig
+import GripDaemon
+import GripEntitlements
+import GripStore
+
+extension Griptrack {
+    /// `griptrack status`: the daemon, the device, the recorder and the plan, from griptrackd's STATUS.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show griptrackd's state: device, recording, plan.",
+            discussion: """
+                Asks griptrackd (--socket, default /run/griptrack/griptrack.sock) for its status. When the daemon \
+                is not running, it shows the plan from the personal database (--db) instead, says so, and exits 4.
+                """
+        )
+
+        @Option(help: ArgumentHelp("griptrackd's socket (default: /run/griptrack/griptrack.sock).", valueName: "path"))
+        var socket: String?
+
+        @OptionGroup var common: CommonOptions
+
+        func run() async throws {
+            let path = socket ?? DaemonConfiguration.defaultSocketPath
+            let answer = await onOwnThread { Self.ask(path: path) }
+            switch answer {
+            case .success(let (version, status)):
+                let report = StatusReport(socket: path, version: version, status: status)
+                if common.json { try printJSON(report) } else { print(report.text, terminator: "") }
+            case .failure(let error):
+                var report = StatusReport(socket: path, unreachable: error)
+                report.localPlan = Self.localPlan(common)
+                if common.json { try printJSON(report) } else { print(report.text, terminator: "") }
+                throw error.exit.fail(error.description)
+            }
+        }
+
+        /// VERSION and STATUS from the daemon; blocking.
+        static func ask(path: String) -> Result<(DaemonMessage.Version, DaemonMessage.StatusReport), DaemonClientError> {
+            do {
+                let connection = try DaemonConnection(path: path)
+                defer { connection.close() }
+                let (reply, _) = try connection.request(DaemonRequest.status, isReply: {
+                    if case .status = $0 { true } else { false }
+                })
+                guard case .status(let status) = reply else { return .failure(.closed) }
+                return .success((connection.version, status))
+            } catch {
+                return .failure(error)
+            }
+        }
+
+        /// The plan as the personal database sees it, when it can be read.
+        static func localPlan(_ common: CommonOptions) -> StatusReport.LocalPlan? {
+            guard FileManager.default.fileExists(atPath: common.databasePath),
+                  let config = try? GriptrackConfig.load(
+                      path: common.config ?? GriptrackConfig.defaultPath, required: common.config != nil),
+                  let store = try? RecordingStore(path: common.databasePath) else { return nil }
+            let context = AccessContext(bypass: config.entitlements.bypass)
+            guard let status = try? store.accessStatus(context, now: Date()) else { return nil }
+            return StatusReport.LocalPlan(
+                database: common.databasePath, pro: status.access.isPro, reason: status.access.reason,
+                stored: status.storedRecordings, limit: status.freeLimit, storage: status.freeStorage)
+        }
+    }
+}
+
+/// What `griptrack status` prints (text and `--json`).
+struct StatusReport: Encodable {
+    struct Daemon: Encodable {
+        var running: Bool
+        var socket: String
+        var release: String?
+        var proto: String?
+        var error: String?
+    }
+
+    struct Device: Encodable {
+        var source: String?
+        var state: String?
+        var profile: String?
+        var name: String?
+        var address: String?
+        var batteryMv: Int?
+    }
+
+    struct Recording: Encodable {
+        var state: String
+        var explicit: Bool?
+        var saving: Bool?
+        var id: Int64?
+        var refusal: String?
+    }
+
+    struct Plan: Encodable {
+        var pro: Bool
+        var reason: String
+        var stored: Int?
+        var limit: Int?
+    }
+
+    /// The personal database's view of the plan, shown when the daemon is down.
+    struct LocalPlan: Encodable {
+        var database: String
+        var pro: Bool
+        var reason: String
+        var stored: Int
+        var limit: Int
+        var storage: String?
+    }
+
+    var daemon: Daemon
+    var device: Device?
+    var recording: Recording?
+    var plan: Plan?
+    var localPlan: LocalPlan?
+    var clients: DaemonMessage.StatusReport.Clients?
+
+    init(socket: String, version: DaemonMessage.Version, status: DaemonMessage.StatusReport) {
+        daemon = Daemon(running: true, socket: socket, release: version.release,
+                        proto: "\(version.protoMajor).\(version.protoMinor)")
+        if let reported = status.device {
+            device = Device(source: reported.source, state: reported.state, profile: reported.profile,
+                            name: reported.name, address: reported.address, batteryMv: reported.batteryMv)
+        }
+        if let recorder = status.recorder {
+            recording = Recording(state: recorder.state, explicit: recorder.explicit, saving: recorder.saving,
+                                  id: recorder.id, refusal: recorder.refusal)
+        }
+        if let access = status.access {
+            plan = Plan(pro: access.pro, reason: access.reason, stored: access.stored, limit: access.limit)
+        }
+        clients = status.clients
+    }
+
+    init(socket: String, unreachable error: DaemonClientError) {
+        daemon = Daemon(running: false, socket: socket, error: error.description)
+    }
+
+    /// Aligned `Label: value` lines.
+    var text: String {
+        var lines: [(String, String)] = []
+        if daemon.running {
+            lines.append(("Daemon", "running, griptrackd \(daemon.release ?? "?") (protocol \(daemon.proto ?? "?")) on \(daemon.socket)"))
+        } else {
+            lines.append(("Daemon", "not running (\(daemon.socket))"))
+        }
+        if let device {
+            var parts = [device.state ?? "unknown"]
+            let who = [device.name, device.address].compactMap { $0 }.joined(separator: " ")
+            if !who.isEmpty { parts.append(who) }
+            if let millivolts = device.batteryMv { parts.append("battery " + RecordState.volts(millivolts)) }
+            if let source = device.source { parts.append("source \(source)") }
+            lines.append(("Device", parts.joined(separator: ", ")))
+        }
+        if daemon.running {
+            if let recording {
+                var value = recording.state
+                if recording.state == "recording" {
+                    value += recording.id.map { " #\($0)" } ?? ""
+                    value += recording.explicit == true ? " (griptrack record)" : " (automatic)"
+                    if recording.saving == false { value += ", not saved" }
+                }
+                lines.append(("Recording", value))
+                if let refusal = recording.refusal { lines.append(("", "not stored: \(refusal)")) }
+            } else {
+                lines.append(("Recording", "unknown (the daemon speaks protocol \(daemon.proto ?? "?"); 1.1 reports it)"))
+            }
+            lines.append(("Plan", plan?.reason ?? "unknown (the daemon speaks protocol \(daemon.proto ?? "?"); 1.1 reports it)"))
+        } else if let localPlan {
+            lines.append(("Plan", "\(localPlan.reason) (personal database \(localPlan.database); the daemon is not running)"))
+            if let storage = localPlan.storage { lines.append(("", storage)) }
+        } else {
+            lines.append(("Plan", "unknown (the daemon is not running and there is no personal database)"))
+        }
+        return lines.map { label, value in
+            (label.isEmpty ? "" : label + ":").rightPadded(11) + value + "\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GripTestSupport
+import Testing
+
+/// `griptrack devices` against the fake BlueZ on a private bus (DBUS_SYSTEM_BUS_ADDRESS).
+@Suite("griptrack devices", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
+struct DevicesCommandTests {
+    static func run(_ arguments: [String], bus: String) throws -> CLIRunner.Result {
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        return try runner.run(["devices"] + arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
+    }
+
+    @Test("--scan lists the Progressor as supported with its RSSI, and the decoy as not supported")
+    func scanTable() throws {
+        let fake = try FakeBlueZ(parameters: ["known": true])
+        defer { fake.stop() }
+        let result = try Self.run(["--scan", "0.5"], bus: fake.address)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == """
+            ADDRESS            RSSI      NAME             SUPPORTED
+            F0:0D:CA:FE:12:34  -55 dBm   Progressor_1234  Tindeq Progressor
+            C0:FF:EE:00:00:01  -70 dBm   Decoy Scale      no
+
+            """)
+    }
+
+    @Test("--json gives address, name, RSSI, supported and the profile per device")
+    func scanJSON() throws {
+        let fake = try FakeBlueZ(parameters: ["known": true])
+        defer { fake.stop() }
+        let result = try Self.run(["--scan", "0.5", "--json"], bus: fake.address)
+        #expect(result.status == 0, "\(result)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let progressor = try #require(rows.first { $0["address"] as? String == FakeBlueZ.progressorAddress })
+        #expect(progressor["name"] as? String == "Progressor_1234")
+        #expect(progressor["rssi"] as? Int == -55)
+        #expect(progressor["supported"] as? Bool == true)
+        #expect(progressor["profile"] as? String == "progressor")
+        let decoy = try #require(rows.first { $0["name"] as? String == "Decoy Scale" })
+        #expect(decoy["supported"] as? Bool == false)
+        #expect(decoy["profile"] == nil)
+        #expect(rows.count == 2)
+    }
+
+    @Test("without --scan it lists the devices bluetoothd already knows, without RSSI")
+    func known() throws {
+        let fake = try FakeBlueZ(parameters: ["known": true])
+        defer { fake.stop() }
+        let result = try Self.run([], bus: fake.address)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == """
+            ADDRESS            RSSI      NAME             SUPPORTED
+            F0:0D:CA:FE:12:34  —         Progressor_1234  Tindeq Progressor
+            RSSI is only known while scanning: add --scan 5.
+
+            """)
+    }
+
+    @Test("a stopped bluetoothd exits 4 and says how to start it")
+    func noBluetoothd() throws {
+        let fake = try FakeBlueZ(parameters: ["known": true])
+        defer { fake.stop() }
+        try fake.kill()
+        let result = try Self.run([], bus: fake.address)
+        #expect(result.status == 4)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "griptrack: bluetoothd is not running (nobody owns org.bluez on the system bus). "
+            + "Start it with `sudo systemctl start bluetooth` and check `systemctl status bluetooth`.\n")
+    }
+
+    @Test("a powered-off adapter exits 4 and says how to turn it on")
+    func poweredOff() throws {
+        let fake = try FakeBlueZ(parameters: ["known": true, "powered": false])
+        defer { fake.stop() }
+        let result = try Self.run(["--scan", "1"], bus: fake.address)
+        #expect(result.status == 4)
+        #expect(result.stderr == "griptrack: Bluetooth adapter hci0 is powered off. Turn it on with "
+            + "`bluetoothctl power on` (and `rfkill unblock bluetooth` if it is blocked).\n")
+    }
+}
