@@ -21,6 +21,10 @@ public struct DaemonConfiguration: Sendable {
     public var handlesSignals: Bool
     /// The release string sent in the VERSION greeting.
     public var release: String
+    /// The BlueZ source's settings; used when there is no replay. nil (and no replay): no source at all.
+    public var radio: RadioConfiguration? = nil
+    /// Idle time that ends a recording (`[recording] session_gap_seconds`); the radio also stops measuring then.
+    public var sessionGap: Duration = .seconds(300)
 
     /// Creates a configuration; every parameter has the daemon's default.
     public init(
