@@ -8,7 +8,6 @@ struct DeviceConfigTests {
     @Test("without the sections every device and recording key has its default")
     func defaults() throws {
         let config = try GriptrackConfig.parse("[entitlements]\nbypass = false\n", file: "g.toml")
-        #expect(config.device == GriptrackConfig.Device())
         #expect(config.device.address == nil)
         #expect(config.device.namePrefix == nil)
         #expect(config.device.adapter == "hci0")
