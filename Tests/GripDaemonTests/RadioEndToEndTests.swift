@@ -143,6 +143,27 @@ struct RadioEndToEndTests {
         try await harness.stop()
     }
 
+    @Test("after the session gap without an effort the daemon stops measuring and sleeps the device; WATCH restarts it")
+    func idleStopAndResume() async throws {
+        let fake = try FakeBlueZ(parameters: ["known": true, "resolveDelayMs": 5], notifications: Frames.levels([(60.0, 0.3)]))
+        defer { fake.stop() }
+        let harness = try await RadioHarness(fake: fake, sessionGap: .seconds(1), sleepWhenIdle: true).started()
+        let client = try await harness.watch()
+        #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
+        #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "stopped" }).match != nil)
+        var writes: [[UInt8]] = []
+        for _ in 0..<100 where writes.count < 4 {
+            writes = try await fake.writes(on: FakeBlueZ.controlPath).map(\.bytes)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(writes == [[0x65], [0x6F], [0x66], [0x6E]], "START, battery, STOP, SLEEP")
+
+        let second = try await harness.watch()
+        #expect(try await second.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
+        #expect(try await fake.writes(on: FakeBlueZ.controlPath).map(\.bytes).filter { $0 == [0x65] }.count == 2)
+        try await harness.stop()
+    }
+
     @Test("TARE without a connected device is refused with the protocol's error")
     func tareWithoutDevice() async throws {
         let fake = try FakeBlueZ(parameters: ["progressor": false])
@@ -190,13 +211,13 @@ final class RadioHarness: Sendable {
     let daemon: Daemon
     private let task: Task<Void, any Error>
 
-    init(fake: FakeBlueZ, sessionGap: Duration = .seconds(300)) throws {
+    init(fake: FakeBlueZ, sessionGap: Duration = .seconds(300), sleepWhenIdle: Bool = false) throws {
         var template = Array("/tmp/gtr-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
         directory = String(cString: made)
         socketPath = directory + "/griptrack.sock"
         var configuration = DaemonConfiguration(socketPath: socketPath)
-        var radio = RadioConfiguration(busAddress: fake.address)
+        var radio = RadioConfiguration(sleepWhenIdle: sleepWhenIdle, busAddress: fake.address)
         radio.retryInterval = .milliseconds(100)
         radio.discoveryTimeout = .seconds(2)
         radio.connectBackoff = .milliseconds(20)
