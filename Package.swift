@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "GripDaemon",
             dependencies: [
-                "GripWire", "GripAnalysis", "GripStream",
+                "GripWire", "GripAnalysis", "GripStream", "GripBlueZ",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "griptrackd",
             dependencies: [
-                "GripDaemon",
+                "GripDaemon", "GripConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "GripDaemonTests",
-            dependencies: ["GripDaemon", "GripStream", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["GripDaemon", "GripStream", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),

@@ -69,7 +69,53 @@ struct ConfigKey: Sendable {
             }
             config.appStore.accountToken = uuid
         },
+        ConfigKey(section: "device", name: "address") { config, value throws(Problem) in
+            let text = try string(value)
+            guard isBluetoothAddress(text) else {
+                throw Problem(text: "expected a Bluetooth address such as \"F0:0D:CA:FE:12:34\" (six hex pairs separated by colons), got \"\(text)\"")
+            }
+            config.device.address = text.uppercased()
+        },
+        ConfigKey(section: "device", name: "name_prefix") { config, value throws(Problem) in
+            let text = try string(value)
+            guard !text.isEmpty else { throw Problem(text: "expected the start of the device's advertised name, e.g. \"Progressor\", got \"\"") }
+            config.device.namePrefix = text
+        },
+        ConfigKey(section: "device", name: "adapter") { config, value throws(Problem) in
+            let text = try string(value)
+            guard text.hasPrefix("hci"), text.count > 3, text.dropFirst(3).allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw Problem(text: "expected a BlueZ adapter name such as \"hci0\" (see `bluetoothctl list`), got \"\(text)\"")
+            }
+            config.device.adapter = text
+        },
+        ConfigKey(section: "device", name: "notify") { config, value throws(Problem) in
+            let text = try string(value)
+            guard let mode = GriptrackConfig.Device.NotifyMode(rawValue: text) else {
+                throw Problem(text: "expected \"start\" (StartNotify) or \"acquire\" (AcquireNotify), got \"\(text)\"")
+            }
+            config.device.notify = mode
+        },
+        ConfigKey(section: "device", name: "sleep_when_idle") { config, value throws(Problem) in
+            config.device.sleepWhenIdle = try bool(value)
+        },
+        ConfigKey(section: "recording", name: "session_gap_seconds") { config, value throws(Problem) in
+            let seconds: Double? = switch value.type {
+            case .int: value.int.map(Double.init)
+            case .double: value.double
+            default: nil
+            }
+            guard let seconds, seconds.isFinite, seconds > 0 else {
+                throw Problem(text: "expected a positive number of seconds, e.g. 300, got \(describe(value))")
+            }
+            config.recording.sessionGapSeconds = seconds
+        },
     ]
+
+    /// `AA:BB:CC:DD:EE:FF`: six pairs of hex digits separated by colons (either case).
+    static func isBluetoothAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
 
     private static func bool(_ value: any TOMLValueConvertible) throws(Problem) -> Bool {
         guard value.type == .bool, let bool = value.bool else {
@@ -90,6 +136,7 @@ struct ConfigKey: Sendable {
         case .string: "the string \"\(value.string ?? "")\""
         case .int: "the integer \(value.int.map(String.init) ?? "?")"
         case .bool: "\(value.bool.map(String.init) ?? "?")"
+        case .double: "the number \(value.double.map { String($0) } ?? "?")"
         default: "a \(value.type)"
         }
     }

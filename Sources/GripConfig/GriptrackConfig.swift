@@ -15,6 +15,10 @@ public struct GriptrackConfig: Sendable, Equatable {
     public var entitlements = Entitlements()
     /// `[app_store]`
     public var appStore = AppStore()
+    /// `[device]`
+    public var device = Device()
+    /// `[recording]`
+    public var recording = Recording()
     /// The file it was read from; `nil` for the built-in defaults.
     public var path: String?
 
@@ -37,6 +41,36 @@ public struct GriptrackConfig: Sendable, Equatable {
         public var trustedRoots: [String] = []
         /// `account_token`: the `appAccountToken` UUID purchases must carry; `nil` = not bound.
         public var accountToken: UUID?
+    }
+
+    /// `[device]`: which force device the daemon connects to, and how.
+    public struct Device: Sendable, Equatable {
+        /// How notifications reach the daemon (`notify`).
+        public enum NotifyMode: String, Sendable, Equatable {
+            /// `StartNotify` + `PropertiesChanged` signals (survives reconnects; the default).
+            case start
+            /// `AcquireNotify` + a socket (falls back to `start` when BlueZ refuses).
+            case acquire
+        }
+
+        /// `address`: the device's Bluetooth address, upper case (`AA:BB:CC:DD:EE:FF`); nil = discover by name
+        /// prefix, then by service UUID.
+        public var address: String?
+        /// `name_prefix`: advertised names that count as the device; nil = the profile's (`Progressor`).
+        public var namePrefix: String?
+        /// `adapter`: the BlueZ adapter (`hci0`).
+        public var adapter = "hci0"
+        /// `notify`: `start` or `acquire`.
+        public var notify = NotifyMode.start
+        /// `sleep_when_idle`: after `session_gap_seconds` without an effort, stop measuring and also put the
+        /// device to sleep.
+        public var sleepWhenIdle = false
+    }
+
+    /// `[recording]`: how the force stream is cut into recordings.
+    public struct Recording: Sendable, Equatable {
+        /// `session_gap_seconds`: idle time that ends a recording (and stops measuring), in seconds.
+        public var sessionGapSeconds: Double = 300
     }
 
     /// The built-in defaults (no file).

@@ -32,7 +32,12 @@ public final class Daemon: Sendable {
         let ring = NotificationRing(capacityPowerOfTwo: 4096)
         let fanOut = try FanOut()
         let gate = StartGate(open: !configuration.replayWaitsForWatcher)
-        let status = DaemonStatus(source: configuration.replayPath == nil ? "none" : "replay")
+        let radio = configuration.replayPath == nil ? configuration.radio : nil
+        let status = DaemonStatus(source: configuration.replayPath != nil ? "replay" : radio != nil ? "bluez" : "none")
+        var settings = SegmenterSettings()
+        settings.sessionGapMicros = configuration.sessionGap.micros
+        let activity = EffortActivity()
+        var device: DeviceRequests?
 
         let profile = TindeqProgressor()
         var forceHandle: UInt16 = 0
@@ -51,19 +56,29 @@ public final class Daemon: Sendable {
             forceHandle = choice.handle
             controlHandle = choice.controlHandle
             source = ReplaySource(path: path, speed: configuration.replaySpeed, ring: ring, gate: gate, logger: logger)
+        } else if let radio {
+            let bluez = BlueZSource(
+                configuration: radio, ring: ring, sessionGapMicros: settings.sessionGapMicros, activity: activity,
+                status: status, outbox: SocketOutbox(wake: fanOut.wake), logger: logger)
+            forceHandle = RadioRing.forceHandle
+            controlHandle = RadioRing.controlHandle
+            device = bluez.requests
+            source = bluez
         } else {
             source = IdleSource(ring: ring)
         }
         let pipeline = PipelineService(
-            ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, fanOut: fanOut,
-            status: status, stateAtEnd: configuration.replayPath == nil ? "idle" : "ended", logger: logger)
+            ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
+            fanOut: fanOut, status: status,
+            stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
+            logger: logger)
 
         let watchGroupID = getgrnam(configuration.watchGroup).map { $0.pointee.gr_gid }
         let authorization = Authorization(
             daemonUID: getuid(), watchGroupID: watchGroupID, watchGroupName: configuration.watchGroup)
         let server = try SocketServer(
             configuration: configuration, authorization: authorization, fanOut: fanOut, status: status, gate: gate,
-            logger: logger)
+            device: device, logger: logger)
         let notifier = SystemdNotifier(
             environment: environment, readyStatus: "Listening on \(configuration.socketPath)", logger: logger)
 

@@ -25,6 +25,10 @@ public struct DaemonConfiguration: Sendable {
     /// TODO(lead): added by wip/cli for the in-process daemon; merge with the recorder's database setting
     /// (wip/recorder) and drop whichever name is redundant.
     public var databasePath: String?
+    /// The BlueZ source's settings; used when there is no replay. nil (and no replay): no source at all.
+    public var radio: RadioConfiguration? = nil
+    /// Idle time that ends a recording (`[recording] session_gap_seconds`); the radio also stops measuring then.
+    public var sessionGap: Duration = .seconds(300)
 
     /// Creates a configuration; every parameter has the daemon's default.
     public init(

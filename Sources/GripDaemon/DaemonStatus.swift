@@ -7,11 +7,18 @@ import Synchronization
 /// batch but never blocks the hot path.
 final class DaemonStatus: Sendable {
     struct Snapshot: Sendable, Equatable {
-        /// "replay" or "none" (the radio source is not wired yet).
+        /// "bluez", "replay" or "none".
         var source = "none"
-        /// "connected", "disconnected", "ended" (replay finished) or "idle" (no device yet).
+        /// Replay: "connected", "disconnected", "ended" (replay finished) or "idle" (no device yet). BlueZ:
+        /// "searching", "connecting", "connected", "streaming", "stopped" or "disconnected" (PROTOCOL-1.1).
         var deviceState = "idle"
         var profile = "progressor"
+        /// BlueZ: the device's address and advertised name, once found; its battery once it answered.
+        var deviceAddress: String?
+        var deviceName: String?
+        var batteryMillivolts: Int?
+        /// BlueZ: why the last attempt to reach bluetoothd, the adapter or the device failed (while searching).
+        var deviceProblem: String?
         var frames = FrameCounters()
         /// Entries the ring refused because it was full (a live source's drops).
         var ringDropped = 0

@@ -19,15 +19,18 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     let fanOut: FanOut
     let status: DaemonStatus
     let logger: Logger
-    /// What the device state becomes after end of stream ("ended" for a replay).
-    let stateAtEnd: String
+    /// What the device state becomes after end of stream ("ended" for a replay); nil when the source owns the
+    /// device state (the radio's control task publishes it), so link outputs do not set it either.
+    let stateAtEnd: String?
+    /// Told when efforts start or end (the radio's idle stop); nil when nobody asks.
+    let activity: EffortActivity?
 
     var description: String { "PipelineService" }
 
     init(
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
-        settings: SegmenterSettings = .init(), fanOut: FanOut, status: DaemonStatus, stateAtEnd: String,
-        logger: Logger
+        settings: SegmenterSettings = .init(), fanOut: FanOut, status: DaemonStatus, stateAtEnd: String?,
+        activity: EffortActivity? = nil, logger: Logger
     ) {
         self.ring = ring
         self.profile = profile
@@ -37,6 +40,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.fanOut = fanOut
         self.status = status
         self.stateAtEnd = stateAtEnd
+        self.activity = activity
         self.logger = logger
     }
 
@@ -53,6 +57,9 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         batch.kilograms.reserveCapacity(4096)
         batch.events.reserveCapacity(64)
         var deviceState: String?
+        let publishesLinkState = stateAtEnd != nil
+        var battery: Int?
+        var effortAt: Int64?
         var knownDrops = 0
         var finished = false
         logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
@@ -64,7 +71,12 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 processor.process(
                     kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: entry.value
                 ) { output in
-                    if case .link(let up, _) = output { deviceState = up ? "connected" : "disconnected" }
+                    switch output {
+                    case .link(let up, _) where publishesLinkState: deviceState = up ? "connected" : "disconnected"
+                    case .segment(.effortStarted), .segment(.effortEnded): effortAt = entry.hostMicros
+                    case .device(.batteryMillivolts(let millivolts)): battery = Int(millivolts)
+                    default: break
+                    }
                     if watching { batch.append(output) }
                 }
             }
@@ -77,6 +89,16 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             // The end-of-stream batch is handed over below, after STATUS says the stream ended.
             if finished { break }
             fanOut.offer(&batch)
+            if let at = effortAt {
+                activity?.noteEffort(atHostMicros: at)
+                effortAt = nil
+            }
+            if let millivolts = battery {
+                // Rare (one command response every few minutes), so a log line here is not per frame.
+                logger.info("Device battery", metadata: ["device.batteryMillivolts": "\(millivolts)"])
+                status.update { $0.batteryMillivolts = millivolts }
+                battery = nil
+            }
             let counters = processor.counters
             let state = deviceState
             status.tryPublish { snapshot in
@@ -92,7 +114,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             snapshot.frames = counters
             snapshot.ringDropped = knownDrops
             snapshot.ringOversized = oversized
-            snapshot.deviceState = end
+            if let end { snapshot.deviceState = end }
         }
         // The last outputs (the closing EFFORT/RECORDING) must reach the socket thread: wait for the lock now.
         while !fanOut.offer(&batch) { sched_yield() }

@@ -6,7 +6,7 @@ import GripWire
 enum ProtocolMessage {
     /// Protocol version sent in VERSION; bump minor for additions, major for breaking changes.
     static let protoMajor = 1
-    static let protoMinor = 0
+    static let protoMinor = 1
 
     static func version(release: String) -> String {
         var line = JSONLine(class: "VERSION")
@@ -25,6 +25,23 @@ enum ProtocolMessage {
     static func watch(enabled: Bool) -> String {
         var line = JSONLine(class: "WATCH")
         line.add("enable", enabled)
+        return line.line
+    }
+
+    /// DEVICE `"event":"state"` (PROTOCOL-1.1): the radio's state, with the address and name once known.
+    static func deviceState(_ state: String, address: String?, name: String?) -> String {
+        var line = JSONLine(class: "DEVICE")
+        line.add("event", "state")
+        line.add("state", state)
+        if let address { line.add("address", address) }
+        if let name { line.add("name", name) }
+        return line.line
+    }
+
+    /// The reply to TARE once the control-point write succeeded.
+    static func tare() -> String {
+        var line = JSONLine(class: "TARE")
+        line.add("ok", true)
         return line.line
     }
 

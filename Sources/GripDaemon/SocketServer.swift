@@ -26,6 +26,8 @@ final class SocketServer: Service, CustomStringConvertible {
     let fanOut: FanOut
     let status: DaemonStatus
     let gate: StartGate
+    /// The radio's request channel (TARE, resume); nil without a BlueZ source.
+    let device: DeviceRequests?
     let logger: Logger
     private let listenDescriptor: Int32
     private let stop: WakePipe
@@ -37,7 +39,7 @@ final class SocketServer: Service, CustomStringConvertible {
     /// Binds and listens at once, so a bad path fails startup and READY=1 comes only after the socket accepts.
     init(
         configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
-        gate: StartGate, logger: Logger
+        gate: StartGate, device: DeviceRequests? = nil, logger: Logger
     ) throws(DaemonError) {
         path = configuration.socketPath
         release = configuration.release
@@ -46,6 +48,7 @@ final class SocketServer: Service, CustomStringConvertible {
         self.fanOut = fanOut
         self.status = status
         self.gate = gate
+        self.device = device
         self.logger = logger
         guard let address = UnixAddress(path: path), !path.hasPrefix("@") else {
             throw .socket("use socket path \(path) (empty or longer than 107 bytes)", errno: ENAMETOOLONG)
@@ -113,6 +116,8 @@ private final class Client {
     var output: [UInt8] = []
     var outputStart = 0
     var watching = false
+    /// Names the client in replies that arrive later through the outbox (descriptors are reused, serials are not).
+    var serial = 0
     /// Set after an oversized request or a refusal: flush what is queued, then close; read nothing more.
     var closeAfterFlush = false
 
@@ -142,6 +147,7 @@ private struct ServerLoop {
     var pendingKilograms: [Float] = []
     var lastSamplesFlush = ContinuousClock.now - SocketServer.samplesInterval
     var stopping = false
+    var nextSerial = 0
     let decoder = JSONDecoder()
 
     init(server: SocketServer, listenDescriptor: Int32, stopDescriptor: Int32) {
@@ -172,7 +178,10 @@ private struct ServerLoop {
                 break
             }
             if descriptors[2].revents != 0 { stopping = true }
-            if descriptors[1].revents != 0 { drainFanOut() }
+            if descriptors[1].revents != 0 {
+                drainFanOut()
+                deliverOutbox()
+            }
             flushSamplesIfDue()
             // Clients first (their descriptors match `clients` by index), then new connections.
             let snapshot = clients
@@ -185,6 +194,7 @@ private struct ServerLoop {
         }
         // Shutdown: the pipeline has ended before us; pass on its last outputs, flush once, close everything.
         drainFanOut()
+        deliverOutbox()
         flushSamples()
         for client in clients {
             _ = flush(client)
@@ -221,6 +231,8 @@ private struct ServerLoop {
                 continue
             }
             let client = Client(descriptor: descriptor, pid: credentials.pid, uid: credentials.uid)
+            nextSerial += 1
+            client.serial = nextSerial
             clients.append(client)
             let groups = [credentials.gid] + Self.supplementaryGroups(descriptor)
             switch server.authorization.decide(uid: credentials.uid, gids: groups) {
@@ -303,12 +315,21 @@ private struct ServerLoop {
             client.watching = enable
             updateWatcherCount()
             send(ProtocolMessage.watch(enabled: enable), to: client)
-            if enable { server.gate.open() }
+            if enable {
+                server.gate.open()
+                server.device?.resume()
+            }
             logger.debug("Client watch", metadata: ["client.pid": "\(client.pid)", "client.watching": "\(enable)"])
         case "STATUS":
             send(statusLine(), to: client)
+        case "TARE":
+            // Answered by the radio's control task once the write is done; the reply comes back via the outbox.
+            guard let device = server.device else {
+                return send(ProtocolMessage.error(DeviceRequests.noDeviceForTare), to: client)
+            }
+            device.tare(forClient: client.serial)
         default:
-            send(ProtocolMessage.error("unknown request class \"\(request.class)\"; expected WATCH or STATUS"), to: client)
+            send(ProtocolMessage.error("unknown request class \"\(request.class)\"; expected WATCH, STATUS or TARE"), to: client)
         }
     }
 
@@ -318,6 +339,10 @@ private struct ServerLoop {
         device.add("source", snapshot.source)
         device.add("state", snapshot.deviceState)
         device.add("profile", snapshot.profile)
+        if let address = snapshot.deviceAddress { device.add("address", address) }
+        if let name = snapshot.deviceName { device.add("name", name) }
+        if let battery = snapshot.batteryMillivolts { device.add("battery_mv", battery) }
+        if let problem = snapshot.deviceProblem { device.add("problem", problem) }
         var frames = JSONLine()
         frames.add("total", snapshot.frames.total)
         frames.add("decoded", snapshot.frames.decoded)
@@ -388,6 +413,20 @@ private struct ServerLoop {
     }
 
     // MARK: Fan-out
+
+    /// Replies and DEVICE state lines from the radio (after the pipeline's outputs already taken).
+    private mutating func deliverOutbox() {
+        guard let outbox = server.device?.outbox else { return }
+        for item in outbox.take() {
+            switch item {
+            case .reply(let serial, let line):
+                if let client = clients.first(where: { $0.serial == serial && !$0.closeAfterFlush }) { send(line, to: client) }
+            case .broadcast(let line):
+                flushSamples()
+                broadcast(line)
+            }
+        }
+    }
 
     private mutating func drainFanOut() {
         server.fanOut.take(into: &incoming)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripConfig
 import GripDaemon
 import Logging
 
@@ -15,8 +16,8 @@ struct Griptrackd: AsyncParsableCommand {
             with VERSION; {"class":"WATCH","enable":true} streams SAMPLES, EFFORT, RECORDING and DEVICE messages; \
             {"class":"STATUS"} reports counters. Root, the daemon's own user and members of group griptrack may \
             connect. Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG through $NOTIFY_SOCKET. \
-            SIGTERM or SIGINT shut it down gracefully. Without --replay it waits for a device (the BlueZ source is \
-            not wired yet).
+            SIGTERM or SIGINT shut it down gracefully. Without --replay it finds the device through BlueZ ([device] \
+            in the configuration, or --device) and keeps looking until bluetoothd and the device are there.
             """,
         version: DaemonConfiguration.release
     )
@@ -39,7 +40,9 @@ struct Griptrackd: AsyncParsableCommand {
         }
     }
 
-    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); must exist if given.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp(
+        "Configuration file (TOML); must exist if given. Default: \(GriptrackConfig.defaultPath) if present.",
+        valueName: "path"))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Recordings database (SQLite); accepted, not used yet.", valueName: "path"))
@@ -48,7 +51,7 @@ struct Griptrackd: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Unix socket to listen on.", valueName: "path"))
     var socket: String = DaemonConfiguration.defaultSocketPath
 
-    @Option(name: .long, help: ArgumentHelp("Bluetooth address of the device (AA:BB:CC:DD:EE:FF); accepted, not used yet.", valueName: "address"))
+    @Option(name: .long, help: ArgumentHelp("Bluetooth address of the device (AA:BB:CC:DD:EE:FF); overrides [device] address.", valueName: "address"))
     var device: String?
 
     @Option(name: .long, help: ArgumentHelp("Replay a btsnoop capture instead of the radio.", valueName: "file"))
@@ -61,8 +64,8 @@ struct Griptrackd: AsyncParsableCommand {
     var waitForWatcher = false
 
     func validate() throws {
-        if let config, !FileManager.default.fileExists(atPath: config) {
-            throw ValidationError("configuration file \(config) does not exist")
+        if let device, !Self.isBluetoothAddress(device) {
+            throw ValidationError("--device must be a Bluetooth address such as F0:0D:CA:FE:12:34, got \(device)")
         }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, got \(speed)") }
         if waitForWatcher && replay == nil { throw ValidationError("--wait-for-watcher needs --replay") }
@@ -75,9 +78,21 @@ struct Griptrackd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "griptrackd")
-        let configuration = DaemonConfiguration(
+        let file: GriptrackConfig
+        do {
+            file = try GriptrackConfig.load(path: config ?? GriptrackConfig.defaultPath, required: config != nil)
+        } catch {
+            FileHandle.standardError.write(Data("griptrackd: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(5)
+        }
+        var configuration = DaemonConfiguration(
             socketPath: socket, replayPath: replay, replaySpeed: speed, replayWaitsForWatcher: waitForWatcher,
             handlesSignals: true)
+        configuration.sessionGap = .milliseconds(Int64((file.recording.sessionGapSeconds * 1000).rounded()))
+        configuration.radio = RadioConfiguration(
+            address: device?.uppercased() ?? file.device.address, namePrefix: file.device.namePrefix,
+            adapter: file.device.adapter, notifyMode: file.device.notify == .acquire ? .acquire : .start,
+            sleepWhenIdle: file.device.sleepWhenIdle)
         let daemon: Daemon
         do {
             daemon = try Daemon(configuration: configuration, logger: logger)
@@ -86,6 +101,14 @@ struct Griptrackd: AsyncParsableCommand {
             throw ExitCode(error.isInvalidInput ? 5 : 1)
         }
         try await daemon.run()
+    }
+}
+
+extension Griptrackd {
+    /// `AA:BB:CC:DD:EE:FF`, either case.
+    static func isBluetoothAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
     }
 }
 

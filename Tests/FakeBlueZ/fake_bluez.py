@@ -21,6 +21,8 @@ Parameters (-p JSON, every key optional):
                     only once a discovery session finds it
     resolveDelayMs  delay between Connected=true and ServicesResolved=true (default 30)
     decoy           false to leave out the decoy device "Decoy Scale" (default true)
+    emitLog         file to append `<time.monotonic_ns()> <index>` to for every streamed notification, taken just
+                    before it is sent (latency benchmarks: scripts/bench-daemon); index counts from 0 per START
 
 Control methods are on `/`, interface org.freedesktop.DBus.Mock (see the functions below).
 
@@ -34,6 +36,7 @@ a dbus-daemon restart (the private bus stays up for the whole test).
 
 import os
 import socket
+import time
 
 import dbus
 import dbus.lowlevel
@@ -74,6 +77,8 @@ class Fake:
         self.bus = mock.connection
         self.resolve_delay_ms = int(parameters.get('resolveDelayMs', 30))
         self.notifications_path = parameters.get('notifications') or os.environ.get('FAKE_BLUEZ_NOTIFICATIONS')
+        self.emit_log = open(parameters['emitLog'], 'a', buffering=1, encoding='ascii') \
+            if parameters.get('emitLog') else None
         self.adapters = {}        # path -> {'discovery': {sender: filter}, }
         self.devices = {}         # path -> device record (dict)
         self.chars = {}           # path -> characteristic record (dict)
@@ -388,6 +393,8 @@ class Fake:
             return False
         # Re-resolve the data characteristic by UUID: its path changes when services come back with new handles.
         data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == PROGRESSOR_DATA), None)
+        if self.emit_log is not None:
+            self.emit_log.write('%d %d\n' % (time.monotonic_ns(), stream['index']))
         self.notify(data_path, stream['entries'][stream['index']][1])
         stream['index'] += 1
         self._schedule_next(device_path, stream)

@@ -1,0 +1,92 @@
+import Glibc
+import GripStream
+import Synchronization
+
+/// The radio's side of the ring.
+///
+/// Handles: BlueZ exposes characteristics as D-Bus object paths, not ATT handles (and the handle in a path such as
+/// `…/service000b/char000c` changes with firmware and after Service Changed), while the ring and the processor key
+/// frames by a `UInt16` handle that must stay the same for the whole stream. So the radio uses two synthetic,
+/// fixed handles: every notification of the data characteristic is pushed as `forceHandle`, every command the
+/// daemon writes to the control point as `controlHandle`, and the pipeline is built with those two.
+///
+/// Two threads push: the D-Bus thread (notifications) and the control task (writes, link events, end of stream).
+/// The ring allows exactly one producer at a time, but its invariant 1 lets the producer thread change across a
+/// happens-before edge such as a lock hand-off; one `Mutex` around every push provides exactly that edge. The lock
+/// is held only for the push itself (a memcpy into a slot), so the D-Bus thread waits at most one such copy.
+final class RadioRing: Sendable {
+    /// The synthetic handle of the data (notify) characteristic.
+    static let forceHandle: UInt16 = 1
+    /// The synthetic handle of the control point.
+    static let controlHandle: UInt16 = 2
+
+    let ring: NotificationRing
+    private let producerLock = Mutex<Void>(())
+
+    init(ring: NotificationRing) {
+        self.ring = ring
+    }
+
+    /// D-Bus thread: copies one notification in; a full ring drops and counts it.
+    /// - Important: HOT PATH: no allocation, no syscall in the common case, never waits for the consumer.
+    func pushNotification(_ bytes: UnsafeRawBufferPointer, hostMicros: Int64) {
+        producerLock.withLock { _ in
+            _ = ring.tryPush(kind: .notification, handle: Self.forceHandle, hostMicros: hostMicros, value: bytes)
+        }
+    }
+
+    /// Control task: a command written to the control point, so the decoder knows what a response answers and
+    /// START restarts the device clock. Pushed before the write goes out (a response cannot precede it).
+    func pushWrite(_ bytes: [UInt8]) {
+        let now = MonotonicClock.micros()
+        bytes.withUnsafeBytes { raw in
+            producerLock.withLock { _ in
+                _ = ring.tryPush(kind: .write, handle: Self.controlHandle, hostMicros: now, value: raw)
+            }
+        }
+    }
+
+    /// Control task: the link came up (`.connected`) or went down (`.disconnected`, which closes an open effort as
+    /// open). Waits for room: a link event must not be lost.
+    func pushLink(up: Bool) {
+        push(waiting: up ? .connected : .disconnected)
+    }
+
+    /// Shutdown: ends the stream so the consumer drains and returns.
+    func pushEndOfStream() {
+        push(waiting: .endOfStream)
+    }
+
+    private func push(waiting kind: RingEntryKind) {
+        let now = MonotonicClock.micros()
+        producerLock.withLock { _ in
+            _ = ring.pushWaiting(kind: kind, handle: 0, hostMicros: now, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+}
+
+/// When the pipeline last saw effort activity, for the radio's idle stop.
+///
+/// The consumer stores the host time (µs, CLOCK_MONOTONIC, the ring's time base) of the entry that started or
+/// ended an effort, at most once per batch; the control task reads it on its ticks. One relaxed atomic: the value is
+/// a hint compared against a minutes-long gap, so no ordering with other memory is needed.
+final class EffortActivity: Sendable {
+    private let lastMicros = Atomic<Int64>(0)
+
+    /// Consumer thread.
+    func noteEffort(atHostMicros micros: Int64) {
+        lastMicros.store(micros, ordering: .relaxed)
+    }
+
+    /// Host µs of the last effort start or end; 0 before the first.
+    var lastEffortMicros: Int64 { lastMicros.load(ordering: .relaxed) }
+}
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in µs: the time base of BlueZ notifications' `hostMicros`.
+enum MonotonicClock {
+    static func micros() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+}

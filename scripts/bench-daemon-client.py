@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+'''One run of scripts/bench-daemon: starts griptrackd, watches it, measures latency, CPU and RSS.
+
+Runs inside Tests/FakeBlueZ/run-private-bus.sh, so DBUS_SYSTEM_BUS_ADDRESS points at the fake's private bus.'''
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+TICK_US = 12500  # device µs between samples (one sample per notification)
+
+
+def cpu_ticks(pid):
+    fields = open('/proc/%d/stat' % pid).read().rsplit(')', 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime (fields 14, 15)
+
+
+def rss_kib(pid):
+    for line in open('/proc/%d/status' % pid):
+        if line.startswith('VmRSS:'):
+            return int(line.split()[1])
+    return -1
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ('--daemon', '--config', '--socket', '--emit-log', '--result'):
+        parser.add_argument(name, required=True)
+    parser.add_argument('--seconds', type=int, default=30)
+    parser.add_argument('--run', type=int, default=1)
+    args = parser.parse_args()
+
+    env = dict(os.environ, GRIPTRACK_LOG_LEVEL='warning')
+    daemon = subprocess.Popen([args.daemon, '--config', args.config, '--socket', args.socket], env=env)
+    try:
+        for _ in range(500):
+            if os.path.exists(args.socket):
+                break
+            time.sleep(0.01)
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.connect(args.socket)
+        client.sendall(b'{"class":"WATCH","enable":true}\n')
+        stream = client.makefile('rb')
+        hz = os.sysconf('SC_CLK_TCK')
+
+        received = []  # (recv ns, sample index)
+        start = None
+        window = None
+        streaming_cpu = streaming_rss = None
+        while True:
+            line = stream.readline()
+            now = time.monotonic_ns()
+            if not line:
+                raise SystemExit('griptrackd closed the connection')
+            message = json.loads(line)
+            if message.get('class') != 'SAMPLES':
+                continue
+            if start is None:
+                start = now  # first samples: warm up 3 s, then measure
+            for t in message['t']:
+                received.append((now, int(round(t * 1e6 / TICK_US))))
+            elapsed = (now - start) / 1e9
+            if window is None and elapsed >= 3:
+                window = (now, cpu_ticks(daemon.pid))
+            if window is not None and (now - window[0]) / 1e9 >= args.seconds:
+                streaming_cpu = 100.0 * (cpu_ticks(daemon.pid) - window[1]) / hz / ((now - window[0]) / 1e9)
+                streaming_rss = rss_kib(daemon.pid)
+                break
+
+        # Idle: connected, the stream has ended (or will within a few seconds); wait for silence, then measure.
+        client.setblocking(False)
+        quiet_since = time.monotonic()
+        while time.monotonic() - quiet_since < 2:
+            try:
+                if client.recv(65536):
+                    quiet_since = time.monotonic()
+            except BlockingIOError:
+                time.sleep(0.05)
+        before, t0 = cpu_ticks(daemon.pid), time.monotonic()
+        time.sleep(args.seconds)
+        idle_cpu = 100.0 * (cpu_ticks(daemon.pid) - before) / hz / (time.monotonic() - t0)
+        idle_rss = rss_kib(daemon.pid)
+
+        emits = {}
+        for entry in open(args.emit_log):
+            ns, index = entry.split()
+            emits.setdefault(int(index), int(ns))
+        latencies = [(recv - emits[index]) / 1e6 for recv, index in received if index in emits]
+        result = {
+            'latency_p50_ms': percentile(latencies, 0.50),
+            'latency_p99_ms': percentile(latencies, 0.99),
+            'samples_matched': len(latencies),
+            'cpu_streaming_pct': streaming_cpu,
+            'rss_streaming_mib': streaming_rss / 1024,
+            'cpu_idle_pct': idle_cpu,
+            'rss_idle_mib': idle_rss / 1024,
+        }
+        json.dump(result, open(args.result, 'w'))
+        print('run %d: %s' % (args.run, json.dumps(result)), file=sys.stderr)
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
+
+
+if __name__ == '__main__':
+    main()
