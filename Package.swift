@@ -84,6 +84,7 @@ let package = Package(
             name: "GripDaemon",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream",
+                "GripStore", "GripEntitlements",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -112,7 +113,8 @@ let package = Package(
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "GripDaemonTests",
-            dependencies: ["GripDaemon", "GripStream", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["GripDaemon", "GripStream", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
+                           "GripStore", "GripAnalysis"],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),

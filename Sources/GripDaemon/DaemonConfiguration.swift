@@ -1,3 +1,4 @@
+import GripStore
 import GripStream
 
 /// Everything `griptrackd` needs to start, already validated by the executable.
@@ -21,12 +22,20 @@ public struct DaemonConfiguration: Sendable {
     public var handlesSignals: Bool
     /// The release string sent in the VERSION greeting.
     public var release: String
+    /// The recordings database (DESIGN.md §5: the unit's StateDirectory in system mode).
+    public var databasePath: String
+    /// The entitlement context: `[entitlements] bypass` from the configuration and the free plan.
+    public var access: AccessContext
+    /// The group whose members may grant and revoke Pro (besides root).
+    public var adminGroup: String
 
     /// Creates a configuration; every parameter has the daemon's default.
     public init(
         socketPath: String = defaultSocketPath, replayPath: String? = nil, replaySpeed: Double = 1,
         replayWaitsForWatcher: Bool = false, watchGroup: String = "griptrack", clientBacklogLimit: Int = 1 << 20,
-        handlesSignals: Bool = false, release: String = DaemonConfiguration.release
+        handlesSignals: Bool = false, release: String = DaemonConfiguration.release,
+        databasePath: String = defaultDatabasePath, access: AccessContext = AccessContext(),
+        adminGroup: String = "griptrack-admin"
     ) {
         self.socketPath = socketPath
         self.replayPath = replayPath
@@ -36,7 +45,13 @@ public struct DaemonConfiguration: Sendable {
         self.clientBacklogLimit = clientBacklogLimit
         self.handlesSignals = handlesSignals
         self.release = release
+        self.databasePath = databasePath
+        self.access = access
+        self.adminGroup = adminGroup
     }
+
+    /// The system database (written only by the daemon).
+    public static let defaultDatabasePath = "/var/lib/griptrack/griptrack.db"
 
     /// griptrack's release, as reported in VERSION.
     public static let release = "0.1.0"

@@ -6,7 +6,7 @@ import GripWire
 enum ProtocolMessage {
     /// Protocol version sent in VERSION; bump minor for additions, major for breaking changes.
     static let protoMajor = 1
-    static let protoMinor = 0
+    static let protoMinor = 1
 
     static func version(release: String) -> String {
         var line = JSONLine(class: "VERSION")
