@@ -72,7 +72,9 @@ public final class Daemon: Sendable {
             }
             forceHandle = choice.handle
             controlHandle = choice.controlHandle
-            source = ReplaySource(path: path, speed: configuration.replaySpeed, ring: ring, gate: gate, logger: logger)
+            source = ReplaySource(
+                path: path, speed: configuration.replaySpeed, ring: ring, gate: gate,
+                keepsStreamOpen: configuration.replayKeepsStreamOpen, logger: logger)
         } else {
             source = IdleSource(ring: ring)
         }

@@ -28,6 +28,12 @@ public struct DaemonConfiguration: Sendable {
     public var access: AccessContext
     /// The group whose members may grant and revoke Pro (besides root).
     public var adminGroup: String
+    /// After the capture, keep the stream open (like a connected device that went quiet) until shutdown, instead of
+    /// ending it; an explicit recording then lasts until STOP (tests, demos).
+    public var replayKeepsStreamOpen = false
+    /// SO_SNDBUF for client connections, or nil for the kernel's default; a small value makes a stalled reader
+    /// reach the backlog limit sooner (tests).
+    public var clientSendBufferBytes: Int? = nil
 
     /// Creates a configuration; every parameter has the daemon's default.
     public init(

@@ -24,6 +24,8 @@ final class SocketServer: Service, CustomStringConvertible {
     let release: String
     let authorization: Authorization
     let backlogLimit: Int
+    /// SO_SNDBUF for accepted connections (nil: the kernel's default).
+    let sendBufferBytes: Int?
     let fanOut: FanOut
     let status: DaemonStatus
     let gate: StartGate
@@ -45,6 +47,7 @@ final class SocketServer: Service, CustomStringConvertible {
         path = configuration.socketPath
         release = configuration.release
         backlogLimit = configuration.clientBacklogLimit
+        sendBufferBytes = configuration.clientSendBufferBytes
         self.authorization = authorization
         self.fanOut = fanOut
         self.status = status
@@ -242,6 +245,9 @@ private struct ServerLoop {
             }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            if var size = server.sendBufferBytes.map(Int32.init) {
+                _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
             var credentials = PeerCredentials()
             var length = socklen_t(MemoryLayout<PeerCredentials>.size)
             guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {

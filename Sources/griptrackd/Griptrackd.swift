@@ -13,8 +13,10 @@ struct Griptrackd: AsyncParsableCommand {
         discussion: """
             Clients connect to the socket and speak newline-delimited JSON (docs/protocol.md): the daemon greets \
             with VERSION; {"class":"WATCH","enable":true} streams SAMPLES, EFFORT, RECORDING and DEVICE messages; \
-            {"class":"STATUS"} reports counters. Root, the daemon's own user and members of group griptrack may \
-            connect. Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG through $NOTIFY_SOCKET. \
+            {"class":"STATUS"} reports counters; RECORD and STOP store recordings (recordings also start by \
+            themselves, within the free plan's limit), PRO shows or changes access. Root, the daemon's own user \
+            and members of group griptrack may connect; granting or revoking Pro needs root or group \
+            griptrack-admin. Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG through $NOTIFY_SOCKET. \
             SIGTERM or SIGINT shut it down gracefully. Without --replay it waits for a device (the BlueZ source is \
             not wired yet).
             """,
@@ -42,8 +44,8 @@ struct Griptrackd: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); must exist if given.", valueName: "path"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Recordings database (SQLite); accepted, not used yet.", valueName: "path"))
-    var db: String?
+    @Option(name: .long, help: ArgumentHelp("Recordings database (SQLite).", valueName: "path"))
+    var db: String = DaemonConfiguration.defaultDatabasePath
 
     @Option(name: .long, help: ArgumentHelp("Unix socket to listen on.", valueName: "path"))
     var socket: String = DaemonConfiguration.defaultSocketPath
@@ -77,7 +79,7 @@ struct Griptrackd: AsyncParsableCommand {
         let logger = Logger(label: "griptrackd")
         let configuration = DaemonConfiguration(
             socketPath: socket, replayPath: replay, replaySpeed: speed, replayWaitsForWatcher: waitForWatcher,
-            handlesSignals: true)
+            handlesSignals: true, databasePath: db)
         let daemon: Daemon
         do {
             daemon = try Daemon(configuration: configuration, logger: logger)

@@ -275,6 +275,7 @@ struct RecorderLoop {
             attach(id, to: open)
             takeWindow(into: open)
             refreshAccess()
+            publish()
             recorder.replies.post(.init(
                 target: .watchers, line: ProtocolMessage.recorderStarted(id: id.rawValue, explicit: false, hand: nil, label: nil)))
             logger.info("Recording started", metadata: ["recording.id": "\(id.rawValue)", "recording.explicit": "false"])
@@ -283,6 +284,7 @@ struct RecorderLoop {
             switch error {
             case .refused(let reason, _):
                 noteRefusal(reason, explicit: false)
+                publish()
                 recorder.replies.post(.init(
                     target: .watchers, line: ProtocolMessage.recorderRefused(explicit: false, reason: reason)))
             default:
@@ -364,6 +366,8 @@ struct RecorderLoop {
         releaseHeld(of: open, upTo: nil)  // explicit recordings keep everything up to their end
         open.lastEffortEnd = nil
         refreshAccess()
+        // STATUS says what the replies say by the time a client reads them.
+        publish()
         recorder.replies.post(.init(
             target: .client(request.client.id),
             line: ProtocolMessage.recordStarted(saving: open.writer != nil, id: open.id?.rawValue, access: access?.reason)))
@@ -377,7 +381,6 @@ struct RecorderLoop {
                 "recording.id": "\(open.id?.rawValue ?? -1)", "recording.explicit": "true",
                 "client.pid": "\(request.client.pid)", "recording.adopted": "\(adopted)",
             ])
-        publish()
     }
 
     private mutating func ended(token: Int, wasOpen: Bool) {
@@ -458,6 +461,8 @@ struct RecorderLoop {
                 "Recording discarded (not saved)",
                 metadata: ["recording.samples": "\(open.sampleCount)", "recording.efforts": "\(efforts.count)"])
         }
+        refreshAccess()
+        publish()
         if !open.refused && !open.silent {
             recorder.replies.post(.init(target: .watchers, line: ProtocolMessage.recorderFinished(finished)))
         }
@@ -465,8 +470,6 @@ struct RecorderLoop {
             recorder.replies.post(.init(target: .client(stop.client.id), line: ProtocolMessage.stopped(finished)))
         }
         stops.removeAll()
-        refreshAccess()
-        publish()
     }
 
     // MARK: - Requests
@@ -525,6 +528,7 @@ struct RecorderLoop {
         case .refused(let reason, let stored):
             noteRefusal(reason, explicit: true)
             refreshAccess()
+            publish()
             reply(request.client, ProtocolMessage.recordRefused(
                 reason: reason, stored: stored, limit: recorder.settings.access.policy.storedRecordingLimit))
         default:
