@@ -327,6 +327,7 @@ struct RecorderLoop {
             current = open
         }
         open.explicit = true
+        open.refused = false  // an explicit recording is reported even when it is not stored
         open.owner = request.client
         if let hand = request.hand { open.hand = hand }
         if let label = request.label { open.label = label }
@@ -411,13 +412,16 @@ struct RecorderLoop {
         publish()
     }
 
-    /// Answers a RECORD that will never be applied; finishes the row admitted for it, if any.
+    /// Answers a RECORD that will never be applied; removes the empty row admitted for it, if any (it must not
+    /// hold a free slot).
     private mutating func abandon(_ request: PendingRecord, because reason: String) {
-        if let id = request.id, !request.claimed {
+        if let id = request.id, !request.claimed, current?.id != id {
             do {
                 try store.finishRecording(
                     id, summary: RecordingSummaryValues(endedAt: Date(), maxKilograms: nil, averageKilograms: nil),
                     efforts: [])
+                try store.delete(id)
+                refreshAccess()
             } catch {
                 logger.warning("Could not close an unused recording", metadata: ["recording.id": "\(id.rawValue)", "error": "\(error)"])
             }
