@@ -85,7 +85,8 @@ let package = Package(
         .target(
             name: "GripDaemon",
             dependencies: [
-                "GripWire", "GripAnalysis", "GripStream", "GripBlueZ",
+                "GripWire", "GripAnalysis", "GripStream", "GripBlueZ", "GripConfig",
+                "GripStore", "GripEntitlements",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,7 +115,8 @@ let package = Package(
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "GripDaemonTests",
-            dependencies: ["GripDaemon", "GripStream", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["GripDaemon", "GripStream", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
+                           "GripStore", "GripAnalysis"],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),

@@ -7,11 +7,27 @@ public struct Authorization: Sendable, Equatable {
     /// The group's name, for the refusal message.
     public var watchGroupName: String
 
+    /// The id of the group whose members may grant and revoke Pro (besides root), or nil when it does not exist.
+    public var adminGroupID: UInt32?
+    /// The admin group's name, for the refusal message.
+    public var adminGroupName: String
+
     /// Creates a policy.
-    public init(daemonUID: UInt32, watchGroupID: UInt32?, watchGroupName: String) {
+    /// - Parameters:
+    ///   - daemonUID: The daemon's own user id.
+    ///   - watchGroupID: The watch group's id, or nil if it does not exist.
+    ///   - watchGroupName: The watch group's name.
+    ///   - adminGroupID: The admin group's id, or nil if it does not exist (then only root is an admin).
+    ///   - adminGroupName: The admin group's name.
+    public init(
+        daemonUID: UInt32, watchGroupID: UInt32?, watchGroupName: String, adminGroupID: UInt32? = nil,
+        adminGroupName: String = "griptrack-admin"
+    ) {
         self.daemonUID = daemonUID
         self.watchGroupID = watchGroupID
         self.watchGroupName = watchGroupName
+        self.adminGroupID = adminGroupID
+        self.adminGroupName = adminGroupName
     }
 
     /// The verdict for one peer.
@@ -33,5 +49,17 @@ public struct Authorization: Sendable, Equatable {
         return .denied(
             "not authorized: uid \(uid) is not root and not in group \(watchGroupName); "
                 + "add the user to it (`usermod -aG \(watchGroupName) USER`, then log in again)")
+    }
+
+    /// Decides whether a peer may grant or revoke Pro (PRO grant/revoke). The daemon's own user may not: an admin
+    /// decision needs a person with root or the admin group.
+    /// - Parameters:
+    ///   - uid: the peer's user id.
+    ///   - gids: the peer's primary and supplementary group ids.
+    /// - Returns: `.allowed` for root and members of the admin group; `.denied` with the protocol's text otherwise.
+    public func decideAdmin(uid: UInt32, gids: [UInt32]) -> Decision {
+        if uid == 0 { return .allowed }
+        if let group = adminGroupID, gids.contains(group) { return .allowed }
+        return .denied("not authorized: granting or revoking Pro needs root or group \(adminGroupName)")
     }
 }

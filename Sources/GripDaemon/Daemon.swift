@@ -1,17 +1,19 @@
 import Foundation
 import Glibc
 import GripAnalysis
+import GripStore
 import GripStream
 import GripWire
 import Logging
 import ServiceLifecycle
 
-/// `griptrackd`: a source feeding the ring, the consumer loop, the socket server and the systemd notifier, run as
-/// one `ServiceGroup`.
+/// `griptrackd`: a source feeding the ring, the consumer loop, the recorder, the socket server and the systemd
+/// notifier, run as one `ServiceGroup`.
 ///
 /// Services start together and shut down in reverse order: the notifier says STOPPING=1, the source ends the
-/// stream, the consumer drains it (closing an open effort and recording), and the socket server passes those last
-/// events on before it closes and removes the socket file.
+/// stream, the consumer drains it (closing an open effort and recording), the recorder stores that last recording
+/// and finishes its row, and the socket server passes the last events and replies on before it closes and removes
+/// the socket file.
 public final class Daemon: Sendable {
     /// The path the daemon listens on.
     public let socketPath: String
@@ -23,7 +25,8 @@ public final class Daemon: Sendable {
     ///   - configuration: the validated configuration.
     ///   - environment: the process environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, `WATCHDOG_PID`).
     ///   - logger: the root logger; every service logs through it.
-    /// - Throws: `DaemonError` when the replay capture is unusable or the socket cannot be bound.
+    /// - Throws: `DaemonError` when the replay capture is unusable, the database cannot be opened or the socket
+    ///   cannot be bound.
     public init(
         configuration: DaemonConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger
@@ -34,8 +37,26 @@ public final class Daemon: Sendable {
         let gate = StartGate(open: !configuration.replayWaitsForWatcher)
         let radio = configuration.replayPath == nil ? configuration.radio : nil
         let status = DaemonStatus(source: configuration.replayPath != nil ? "replay" : radio != nil ? "bluez" : "none")
-        var settings = SegmenterSettings()
-        settings.sessionGapMicros = configuration.sessionGap.micros
+        let store: RecordingStore
+        do {
+            store = try RecordingStore(path: configuration.databasePath)
+        } catch {
+            throw .store(error)
+        }
+        if !store.recoveredOnOpen.isEmpty {
+            logger.notice(
+                "Recovered unfinished recordings",
+                metadata: [
+                    "store.path": "\(configuration.databasePath)", "recovered.count": "\(store.recoveredOnOpen.count)",
+                    "recovered.ids": "\(store.recoveredOnOpen.map(\.rawValue))",
+                ])
+        }
+        let control = PipelineControl(ring: ring)
+        let recorderFeed = try RecorderFeed(purpose: "recorder feed")
+        let recorderChannels = RecorderChannels(
+            requests: try Mailbox(purpose: "recorder requests"), replies: try Mailbox(purpose: "replies"))
+        var segmenterSettings = SegmenterSettings()
+        segmenterSettings.sessionGapMicros = configuration.sessionGap.micros
         let activity = EffortActivity()
         var device: DeviceRequests?
 
@@ -55,11 +76,13 @@ public final class Daemon: Sendable {
             }
             forceHandle = choice.handle
             controlHandle = choice.controlHandle
-            source = ReplaySource(path: path, speed: configuration.replaySpeed, ring: ring, gate: gate, logger: logger)
+            source = ReplaySource(
+                path: path, speed: configuration.replaySpeed, ring: ring, gate: gate,
+                keepsStreamOpen: configuration.replayKeepsStreamOpen, logger: logger)
         } else if let radio {
             let bluez = BlueZSource(
-                configuration: radio, ring: ring, sessionGapMicros: settings.sessionGapMicros, activity: activity,
-                status: status, outbox: SocketOutbox(wake: fanOut.wake), logger: logger)
+                configuration: radio, ring: ring, sessionGapMicros: segmenterSettings.sessionGapMicros, activity: activity,
+                status: status, outbox: recorderChannels.replies, logger: logger)
             forceHandle = RadioRing.forceHandle
             controlHandle = RadioRing.controlHandle
             device = bluez.requests
@@ -68,23 +91,36 @@ public final class Daemon: Sendable {
             source = IdleSource(ring: ring)
         }
         let pipeline = PipelineService(
-            ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
-            fanOut: fanOut, status: status,
+            ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle,
+            settings: segmenterSettings, fanOut: fanOut, recorderFeed: recorderFeed, control: control,
+            status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
             logger: logger)
+        let recorder = try DaemonRecorder(
+            store: store,
+            settings: DaemonRecorder.Settings(
+                access: configuration.access, preRollMicros: segmenterSettings.preRollMicros,
+                postRollMicros: segmenterSettings.postRollMicros,
+                retentionMicros: segmenterSettings.preRollMicros + 60_000_000,
+                device: configuration.replayPath.map { "capture " + ($0 as NSString).lastPathComponent } ?? profile.name,
+                profile: profile.name),
+            feed: recorderFeed, requests: recorderChannels.requests, replies: recorderChannels.replies,
+            control: control, status: status, logger: logger)
 
         let watchGroupID = getgrnam(configuration.watchGroup).map { $0.pointee.gr_gid }
+        let adminGroupID = getgrnam(configuration.adminGroup).map { $0.pointee.gr_gid }
         let authorization = Authorization(
-            daemonUID: getuid(), watchGroupID: watchGroupID, watchGroupName: configuration.watchGroup)
+            daemonUID: getuid(), watchGroupID: watchGroupID, watchGroupName: configuration.watchGroup,
+            adminGroupID: adminGroupID, adminGroupName: configuration.adminGroup)
         let server = try SocketServer(
             configuration: configuration, authorization: authorization, fanOut: fanOut, status: status, gate: gate,
-            device: device, logger: logger)
+            device: device, recorder: recorderChannels, logger: logger)
         let notifier = SystemdNotifier(
             environment: environment, readyStatus: "Listening on \(configuration.socketPath)", logger: logger)
 
-        // Reverse order on shutdown: notifier, source, pipeline, server.
+        // Reverse order on shutdown: notifier, source, pipeline, recorder, server.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [server, pipeline, source, notifier].map {
+            services: [server, recorder, pipeline, source, notifier].map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
             },
             logger: logger)

@@ -1,3 +1,4 @@
+import GripStore
 import GripStream
 
 /// Everything `griptrackd` needs to start, already validated by the executable.
@@ -21,10 +22,18 @@ public struct DaemonConfiguration: Sendable {
     public var handlesSignals: Bool
     /// The release string sent in the VERSION greeting.
     public var release: String
-    /// The recordings database (personal mode: `griptrack record --replay/--direct`), or nil for none.
-    /// TODO(lead): added by wip/cli for the in-process daemon; merge with the recorder's database setting
-    /// (wip/recorder) and drop whichever name is redundant.
-    public var databasePath: String?
+    /// The recordings database (DESIGN.md §5: the unit's StateDirectory in system mode).
+    public var databasePath: String
+    /// The entitlement context: `[entitlements] bypass` from the configuration and the free plan.
+    public var access: AccessContext
+    /// The group whose members may grant and revoke Pro (besides root).
+    public var adminGroup: String
+    /// After the capture, keep the stream open (like a connected device that went quiet) until shutdown, instead of
+    /// ending it; an explicit recording then lasts until STOP (tests, demos).
+    public var replayKeepsStreamOpen = false
+    /// SO_SNDBUF for client connections, or nil for the kernel's default; a small value makes a stalled reader
+    /// reach the backlog limit sooner (tests).
+    public var clientSendBufferBytes: Int? = nil
     /// The BlueZ source's settings; used when there is no replay. nil (and no replay): no source at all.
     public var radio: RadioConfiguration? = nil
     /// Idle time that ends a recording (`[recording] session_gap_seconds`); the radio also stops measuring then.
@@ -34,7 +43,9 @@ public struct DaemonConfiguration: Sendable {
     public init(
         socketPath: String = defaultSocketPath, replayPath: String? = nil, replaySpeed: Double = 1,
         replayWaitsForWatcher: Bool = false, watchGroup: String = "griptrack", clientBacklogLimit: Int = 1 << 20,
-        handlesSignals: Bool = false, release: String = DaemonConfiguration.release
+        handlesSignals: Bool = false, release: String = DaemonConfiguration.release,
+        databasePath: String = defaultDatabasePath, access: AccessContext = AccessContext(),
+        adminGroup: String = "griptrack-admin"
     ) {
         self.socketPath = socketPath
         self.replayPath = replayPath
@@ -44,7 +55,13 @@ public struct DaemonConfiguration: Sendable {
         self.clientBacklogLimit = clientBacklogLimit
         self.handlesSignals = handlesSignals
         self.release = release
+        self.databasePath = databasePath
+        self.access = access
+        self.adminGroup = adminGroup
     }
+
+    /// The system database (written only by the daemon).
+    public static let defaultDatabasePath = "/var/lib/griptrack/griptrack.db"
 
     /// griptrack's release, as reported in VERSION.
     public static let release = "0.1.0"

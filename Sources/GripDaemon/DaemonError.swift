@@ -1,4 +1,5 @@
 import Glibc
+import GripStore
 import GripStream
 
 /// Why the daemon could not start.
@@ -9,6 +10,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     case alreadyRunning(path: String)
     /// The replay capture cannot be used.
     case replay(ReplayError)
+    /// The recordings database cannot be opened (its description names the path).
+    case store(GripStoreError)
 
     public var description: String {
         switch self {
@@ -20,6 +23,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
                 + "or pass a different --socket."
         case .replay(let error):
             return "\(error). Check the file with `griptrack replay FILE`."
+        case .store(let error):
+            return "\(error)"
         }
     }
 }

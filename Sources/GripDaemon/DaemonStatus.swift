@@ -26,6 +26,31 @@ final class DaemonStatus: Sendable {
         var ringOversized = 0
         /// Pipeline outputs the hand-off to the socket thread had no room for.
         var fanOutDropped = 0
+        /// What the recorder is doing (written by the recorder thread).
+        var recorder = RecorderState()
+        /// Access as the recorder last read it; nil before its first read (or without a store).
+        var access: AccessSummary?
+    }
+
+    /// STATUS "recorder".
+    struct RecorderState: Sendable, Equatable {
+        /// Whether a recording is open (stored or live-only).
+        var recording = false
+        var explicit = false
+        var saving = false
+        /// The stored row, when saving.
+        var id: Int64?
+        /// The last refusal's text while the free limit still refuses.
+        var refusal: String?
+    }
+
+    /// STATUS "access" and the PRO reply.
+    struct AccessSummary: Sendable, Equatable {
+        var pro: Bool
+        /// The resolver's reason for Pro, the free plan's storage line otherwise.
+        var reason: String
+        var stored: Int
+        var limit: Int
     }
 
     private let state: Mutex<Snapshot>

@@ -2,14 +2,33 @@ import Glibc
 import GripStream
 import Synchronization
 
-/// Pipeline outputs on their way from the consumer thread to the socket thread.
+/// What travels through a ``HandOff``: samples go to the batch's parallel arrays, everything else is an event.
+protocol HandOffEvent: Sendable {
+    /// The sample this value carries, or nil for an event.
+    var sample: (micros: Int64, kilograms: Float)? { get }
+}
+
+extension StreamOutput: HandOffEvent {
+    var sample: (micros: Int64, kilograms: Float)? {
+        if case .sample(let micros, let kilograms) = self { return (micros, kilograms) }
+        return nil
+    }
+}
+
+/// The live fan-out's batch: pipeline outputs on their way to the socket thread.
+typealias FanOutBatch = HandOffBatch<StreamOutput>
+/// The live fan-out: consumer thread → socket thread, filled only while someone watches.
+typealias FanOut = HandOff<StreamOutput>
+
+/// Values on their way from the consumer thread to another thread (the socket thread, the recorder).
 ///
-/// Samples are kept as two parallel arrays; every other output remembers how many samples preceded it, so the
-/// socket thread can reproduce stream order (samples, then the EFFORT they close) without one allocation per sample.
-struct FanOutBatch: Sendable {
+/// Samples are kept as two parallel arrays; every other value remembers how many samples preceded it, so the
+/// receiving thread can reproduce stream order (samples, then the EFFORT they close) without one allocation per
+/// sample.
+struct HandOffBatch<Event: HandOffEvent>: Sendable {
     var micros: [Int64] = []
     var kilograms: [Float] = []
-    var events: [(samplesBefore: Int, output: StreamOutput)] = []
+    var events: [(samplesBefore: Int, output: Event)] = []
 
     var isEmpty: Bool { micros.isEmpty && events.isEmpty }
 
@@ -19,8 +38,8 @@ struct FanOutBatch: Sendable {
         events.removeAll(keepingCapacity: true)
     }
 
-    mutating func append(_ output: StreamOutput) {
-        if case .sample(let time, let force) = output {
+    mutating func append(_ output: Event) {
+        if let (time, force) = output.sample {
             micros.append(time)
             kilograms.append(force)
         } else {
@@ -28,8 +47,14 @@ struct FanOutBatch: Sendable {
         }
     }
 
+    /// Appends a sample (no event wrapping, for the hot path).
+    mutating func appendSample(micros time: Int64, kilograms force: Float) {
+        micros.append(time)
+        kilograms.append(force)
+    }
+
     /// Appends `other` after this batch's contents.
-    mutating func append(contentsOf other: FanOutBatch) {
+    mutating func append(contentsOf other: HandOffBatch) {
         let offset = micros.count
         micros.append(contentsOf: other.micros)
         kilograms.append(contentsOf: other.kilograms)
@@ -37,27 +62,28 @@ struct FanOutBatch: Sendable {
     }
 }
 
-/// The bounded, non-blocking hand-off between the consumer thread and the socket thread.
+/// The bounded, non-blocking hand-off between the consumer thread and one receiving thread (the socket thread for
+/// the live fan-out, the recorder thread for the recorder's feed).
 ///
 /// - The consumer calls `offer` once per popped batch: it takes the lock only if it is free (never waits), moves
 ///   its batch in if there is room (else counts it as dropped), and signals the wake pipe only when the shared batch
-///   was empty, so the socket thread wakes once per hand-off burst, not per sample.
-/// - The socket thread calls `take` when the wake pipe is readable.
-final class FanOut: Sendable {
+///   was empty, so the receiver wakes once per hand-off burst, not per sample.
+/// - The receiver calls `take` when the wake pipe is readable.
+final class HandOff<Event: HandOffEvent>: Sendable {
     /// The most samples (and, separately, events) waiting for the socket thread.
     let sampleLimit: Int
     let eventLimit: Int
-    private let shared: Mutex<FanOutBatch>
+    private let shared: Mutex<HandOffBatch<Event>>
     private let watchers = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     /// Signalled by the consumer, watched by the socket thread's poll loop.
     let wake: WakePipe
 
-    init(sampleLimit: Int = 1 << 16, eventLimit: Int = 4096) throws(DaemonError) {
+    init(sampleLimit: Int = 1 << 16, eventLimit: Int = 4096, purpose: String = "fan-out") throws(DaemonError) {
         self.sampleLimit = sampleLimit
         self.eventLimit = eventLimit
-        shared = Mutex(FanOutBatch())
-        wake = try WakePipe(purpose: "fan-out")
+        shared = Mutex(HandOffBatch())
+        wake = try WakePipe(purpose: purpose)
     }
 
     deinit { wake.close() }
@@ -73,7 +99,7 @@ final class FanOut: Sendable {
     /// Consumer thread: hands `batch` over if possible and empties it; never blocks.
     /// - Returns: false if the lock was busy (the batch is kept for the next call).
     @discardableResult
-    func offer(_ batch: inout FanOutBatch) -> Bool {
+    func offer(_ batch: inout HandOffBatch<Event>) -> Bool {
         if batch.isEmpty { return true }
         let result: Bool?? = shared.withLockIfAvailable { shared in
             let wasEmpty = shared.isEmpty
@@ -102,13 +128,13 @@ final class FanOut: Sendable {
         return true
     }
 
-    /// Socket thread: moves everything waiting into `batch` (which must be empty) and clears the wakeup.
-    func take(into batch: inout FanOutBatch) {
+    /// Receiving thread: moves everything waiting into `batch` (which must be empty) and clears the wakeup.
+    func take(into batch: inout HandOffBatch<Event>) {
         wake.drain()
         shared.withLock { swap(&$0, &batch) }
     }
 
-    private func drop(_ batch: inout FanOutBatch) {
+    private func drop(_ batch: inout HandOffBatch<Event>) {
         dropped.add(batch.micros.count + batch.events.count, ordering: .relaxed)
         batch.removeAll()
     }

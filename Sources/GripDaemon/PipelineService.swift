@@ -6,10 +6,14 @@ import Logging
 import ServiceLifecycle
 
 /// The consumer loop as a service: waits on the ring, decodes and segments every batch, publishes counters to
-/// STATUS and hands outputs to the socket thread through `FanOut` (bounded, never blocking).
+/// STATUS and hands outputs to the socket thread through `FanOut` (bounded, never blocking; filled only while
+/// someone watches) and to the recorder through its own feed (always).
 ///
-/// It ends when it pops `.endOfStream`, which the source pushes when it finishes or shuts down; it then waits for
-/// the group's shutdown, so a finished replay leaves the daemon serving STATUS.
+/// Between batches it applies the recorder's commands (`PipelineControl`: begin/end an explicit recording) and
+/// puts each command's outcome into the recorder's feed right after the events the command caused.
+///
+/// It ends when it pops `.endOfStream`, which the source pushes when it finishes or shuts down; it then hands the
+/// recorder `.streamEnded` and waits for the group's shutdown, so a finished replay leaves the daemon serving STATUS.
 final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConvertible {
     let ring: NotificationRing
     let profile: Profile
@@ -17,6 +21,9 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     let controlHandle: UInt16?
     let settings: SegmenterSettings
     let fanOut: FanOut
+    /// The recorder's feed and mailbox; nil runs the pipeline without a recorder.
+    let recorderFeed: RecorderFeed?
+    let control: PipelineControl?
     let status: DaemonStatus
     let logger: Logger
     /// What the device state becomes after end of stream ("ended" for a replay); nil when the source owns the
@@ -29,8 +36,9 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
 
     init(
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
-        settings: SegmenterSettings = .init(), fanOut: FanOut, status: DaemonStatus, stateAtEnd: String?,
-        activity: EffortActivity? = nil, logger: Logger
+        settings: SegmenterSettings = .init(), fanOut: FanOut, recorderFeed: RecorderFeed? = nil,
+        control: PipelineControl? = nil, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity? = nil,
+        logger: Logger
     ) {
         self.ring = ring
         self.profile = profile
@@ -38,6 +46,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.controlHandle = controlHandle
         self.settings = settings
         self.fanOut = fanOut
+        self.recorderFeed = recorderFeed
+        self.control = control
         self.status = status
         self.stateAtEnd = stateAtEnd
         self.activity = activity
@@ -56,6 +66,13 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         batch.micros.reserveCapacity(4096)
         batch.kilograms.reserveCapacity(4096)
         batch.events.reserveCapacity(64)
+        let recording = recorderFeed != nil
+        var recorderBatch = HandOffBatch<RecorderFeedEvent>()
+        if recording {
+            recorderBatch.micros.reserveCapacity(4096)
+            recorderBatch.kilograms.reserveCapacity(4096)
+            recorderBatch.events.reserveCapacity(64)
+        }
         var deviceState: String?
         let publishesLinkState = stateAtEnd != nil
         var battery: Int?
@@ -78,6 +95,21 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                     default: break
                     }
                     if watching { batch.append(output) }
+                    if recording {
+                        if case .sample(let micros, let kilograms) = output {
+                            recorderBatch.appendSample(micros: micros, kilograms: kilograms)
+                        } else {
+                            recorderBatch.append(.output(output))
+                        }
+                    }
+                }
+            }
+            if let control, control.hasPending {
+                for command in control.take() {
+                    apply(command, to: &processor) { output in
+                        if watching { batch.append(output) }
+                        recorderBatch.append(.output(output))
+                    } outcome: { recorderBatch.append(.applied($0)) }
                 }
             }
             let drops = ring.dropped
@@ -89,6 +121,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             // The end-of-stream batch is handed over below, after STATUS says the stream ended.
             if finished { break }
             fanOut.offer(&batch)
+            recorderFeed?.offer(&recorderBatch)
             if let at = effortAt {
                 activity?.noteEffort(atHostMicros: at)
                 effortAt = nil
@@ -118,11 +151,30 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         }
         // The last outputs (the closing EFFORT/RECORDING) must reach the socket thread: wait for the lock now.
         while !fanOut.offer(&batch) { sched_yield() }
+        if let recorderFeed {
+            recorderBatch.append(.streamEnded)
+            while !recorderFeed.offer(&recorderBatch) { sched_yield() }
+        }
         logger.info(
             "Pipeline ended",
             metadata: [
                 "frames.total": "\(counters.total)", "frames.decoded": "\(counters.decoded)",
                 "frames.malformed": "\(counters.malformed)", "ring.dropped": "\(knownDrops)",
             ])
+    }
+
+    /// Applies one recorder command to the processor; its events go to `output`, then its outcome to `outcome`.
+    private func apply(
+        _ command: PipelineCommand, to processor: inout ForceStreamProcessor<Profile>, output: (StreamOutput) -> Void,
+        outcome: (PipelineCommandOutcome) -> Void
+    ) {
+        switch command {
+        case .beginRecording(let token):
+            let adopted = processor.beginRecording(output: output)
+            outcome(.began(token: token, adopted: adopted))
+        case .endRecording(let token):
+            let wasOpen = processor.endRecording(output: output)
+            outcome(.ended(token: token, wasOpen: wasOpen))
+        }
     }
 }

@@ -11,16 +11,21 @@ final class ReplaySource: Service, CustomStringConvertible {
     let speed: Double
     let ring: NotificationRing
     let gate: StartGate
+    /// Keep the stream open after the capture until shutdown.
+    let keepsStreamOpen: Bool
     let logger: Logger
     private let stopping = Atomic<Bool>(false)
+    /// Opened at shutdown; a replay that keeps the stream open waits on it.
+    private let shutdown = StartGate(open: false)
 
     var description: String { "ReplaySource" }
 
-    init(path: String, speed: Double, ring: NotificationRing, gate: StartGate, logger: Logger) {
+    init(path: String, speed: Double, ring: NotificationRing, gate: StartGate, keepsStreamOpen: Bool = false, logger: Logger) {
         self.path = path
         self.speed = speed
         self.ring = ring
         self.gate = gate
+        self.keepsStreamOpen = keepsStreamOpen
         self.logger = logger
     }
 
@@ -29,6 +34,7 @@ final class ReplaySource: Service, CustomStringConvertible {
         try? await gracefulShutdown()
         stopping.store(true, ordering: .relaxed)
         gate.open()
+        shutdown.open()
         await produced
     }
 
@@ -47,6 +53,10 @@ final class ReplaySource: Service, CustomStringConvertible {
             }
         } catch {
             logger.warning("Replay stopped at damaged capture", metadata: ["replay.path": "\(path)", "error": "\(error)"])
+        }
+        if keepsStreamOpen {
+            logger.info("Replay finished; keeping the stream open until shutdown", metadata: ["replay.path": "\(path)"])
+            shutdown.wait()
         }
         _ = ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
         logger.info("Replay finished", metadata: ["replay.path": "\(path)", "ring.dropped": "\(ring.dropped)"])

@@ -7,8 +7,9 @@ import Synchronization
 
 /// The daemon's Unix socket: newline-delimited JSON in gpsd's spirit (docs/protocol.md).
 ///
-/// One thread runs a `poll(2)` loop over the listening socket, every client and two wake pipes (fan-out data,
-/// stop). Why a single poll thread rather than a thread per client or SwiftNIO: clients are few (a CLI, a
+/// One thread runs a `poll(2)` loop over the listening socket, every client and three wake pipes (fan-out data,
+/// stop, and the reply mailbox through which the recorder answers RECORD, STOP and PRO and reports RECORDER
+/// events). Why a single poll thread rather than a thread per client or SwiftNIO: clients are few (a CLI, a
 /// dashboard), every client is non-blocking so a stalled reader can only grow its own bounded backlog (and is then
 /// dropped), broadcast order is trivially the same for all clients, and there is no dependency to add. The
 /// thread sleeps in poll with no timeout unless samples are waiting for their 25 Hz slot, so an idle daemon makes
@@ -23,11 +24,15 @@ final class SocketServer: Service, CustomStringConvertible {
     let release: String
     let authorization: Authorization
     let backlogLimit: Int
+    /// SO_SNDBUF for accepted connections (nil: the kernel's default).
+    let sendBufferBytes: Int?
     let fanOut: FanOut
     let status: DaemonStatus
     let gate: StartGate
     /// The radio's request channel (TARE, resume); nil without a BlueZ source.
     let device: DeviceRequests?
+    /// The recorder's request and reply mailboxes; nil serves live data only.
+    let recorder: RecorderChannels?
     let logger: Logger
     private let listenDescriptor: Int32
     private let stop: WakePipe
@@ -39,16 +44,18 @@ final class SocketServer: Service, CustomStringConvertible {
     /// Binds and listens at once, so a bad path fails startup and READY=1 comes only after the socket accepts.
     init(
         configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
-        gate: StartGate, device: DeviceRequests? = nil, logger: Logger
+        gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, logger: Logger
     ) throws(DaemonError) {
         path = configuration.socketPath
         release = configuration.release
         backlogLimit = configuration.clientBacklogLimit
+        sendBufferBytes = configuration.clientSendBufferBytes
         self.authorization = authorization
         self.fanOut = fanOut
         self.status = status
         self.gate = gate
         self.device = device
+        self.recorder = recorder
         self.logger = logger
         guard let address = UnixAddress(path: path), !path.hasPrefix("@") else {
             throw .socket("use socket path \(path) (empty or longer than 107 bytes)", errno: ENAMETOOLONG)
@@ -110,30 +117,44 @@ final class SocketServer: Service, CustomStringConvertible {
 /// One connected client, owned by the socket thread.
 private final class Client {
     let descriptor: Int32
+    /// Never reused while the daemon runs: the recorder's replies are addressed by it.
+    let id: Int
     let pid: Int32
     let uid: UInt32
+    /// Primary and supplementary groups at connect time (for the admin decision).
+    let gids: [UInt32]
     var input: [UInt8] = []
     var output: [UInt8] = []
     var outputStart = 0
     var watching = false
-    /// Names the client in replies that arrive later through the outbox (descriptors are reused, serials are not).
-    var serial = 0
     /// Set after an oversized request or a refusal: flush what is queued, then close; read nothing more.
     var closeAfterFlush = false
 
-    init(descriptor: Int32, pid: Int32, uid: UInt32) {
+    init(descriptor: Int32, id: Int, pid: Int32, uid: UInt32, gids: [UInt32]) {
         self.descriptor = descriptor
+        self.id = id
         self.pid = pid
         self.uid = uid
+        self.gids = gids
     }
 
     var pendingBytes: Int { output.count - outputStart }
+
+    var reference: ClientReference { ClientReference(id: id, pid: pid, uid: uid) }
 }
 
-/// The request lines clients send.
+/// The request lines clients send (every field but "class" is optional; unknown fields are ignored).
 private struct Request: Decodable {
     var `class`: String
     var enable: Bool?
+    // RECORD
+    var hand: String?
+    var label: String?
+    var save: Bool?
+    // PRO
+    var action: String?
+    var note: String?
+    var expires: String?
 }
 
 /// The socket thread's state and loop.
@@ -147,7 +168,7 @@ private struct ServerLoop {
     var pendingKilograms: [Float] = []
     var lastSamplesFlush = ContinuousClock.now - SocketServer.samplesInterval
     var stopping = false
-    var nextSerial = 0
+    var nextClientID = 1
     let decoder = JSONDecoder()
 
     init(server: SocketServer, listenDescriptor: Int32, stopDescriptor: Int32) {
@@ -165,6 +186,7 @@ private struct ServerLoop {
                 pollfd(fd: listenDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: server.fanOut.wake.readDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: server.recorder?.replies.wake.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
             ]
             for client in clients {
                 var events = client.closeAfterFlush ? 0 : Int16(POLLIN)
@@ -180,22 +202,23 @@ private struct ServerLoop {
             if descriptors[2].revents != 0 { stopping = true }
             if descriptors[1].revents != 0 {
                 drainFanOut()
-                deliverOutbox()
             }
             flushSamplesIfDue()
+            if descriptors[3].revents != 0 { deliverReplies() }
             // Clients first (their descriptors match `clients` by index), then new connections.
             let snapshot = clients
             for (index, client) in snapshot.enumerated() {
-                let revents = descriptors[3 + index].revents
+                let revents = descriptors[Self.clientDescriptorBase + index].revents
                 if revents == 0 || !clients.contains(where: { $0 === client }) { continue }
                 service(client, revents: revents)
             }
             if descriptors[0].revents != 0 { acceptAll() }
         }
-        // Shutdown: the pipeline has ended before us; pass on its last outputs, flush once, close everything.
+        // Shutdown: the pipeline and the recorder have ended before us; pass on their last outputs and replies,
+        // flush once, close everything.
         drainFanOut()
-        deliverOutbox()
         flushSamples()
+        deliverReplies()
         for client in clients {
             _ = flush(client)
             close(client.descriptor)
@@ -205,6 +228,9 @@ private struct ServerLoop {
         unlink(server.path)
         logger.info("Socket closed", metadata: ["socket.path": "\(server.path)"])
     }
+
+    /// Index of the first client in the poll set (after listen, fan-out, stop and replies).
+    static let clientDescriptorBase = 4
 
     private func timeoutMilliseconds() -> Int32 {
         guard !pendingMicros.isEmpty else { return -1 }
@@ -224,17 +250,20 @@ private struct ServerLoop {
             }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            if var size = server.sendBufferBytes.map(Int32.init) {
+                _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
             var credentials = PeerCredentials()
             var length = socklen_t(MemoryLayout<PeerCredentials>.size)
             guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
                 close(descriptor)
                 continue
             }
-            let client = Client(descriptor: descriptor, pid: credentials.pid, uid: credentials.uid)
-            nextSerial += 1
-            client.serial = nextSerial
-            clients.append(client)
             let groups = [credentials.gid] + Self.supplementaryGroups(descriptor)
+            let client = Client(
+                descriptor: descriptor, id: nextClientID, pid: credentials.pid, uid: credentials.uid, gids: groups)
+            nextClientID += 1
+            clients.append(client)
             switch server.authorization.decide(uid: credentials.uid, gids: groups) {
             case .allowed:
                 logger.info("Client connected", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
@@ -322,14 +351,56 @@ private struct ServerLoop {
             logger.debug("Client watch", metadata: ["client.pid": "\(client.pid)", "client.watching": "\(enable)"])
         case "STATUS":
             send(statusLine(), to: client)
+            // The stored count may change outside the daemon (a CLI on the same file): re-read it for next time.
+            server.recorder?.requests.post(.refreshAccess)
+        case "RECORD", "STOP", "PRO":
+            forwardToRecorder(request, from: client)
         case "TARE":
-            // Answered by the radio's control task once the write is done; the reply comes back via the outbox.
+            // Answered by the radio's control task once the write is done; the reply comes back through the reply mailbox.
             guard let device = server.device else {
                 return send(ProtocolMessage.error(DeviceRequests.noDeviceForTare), to: client)
             }
-            device.tare(forClient: client.serial)
+            device.tare(forClient: client.id)
         default:
-            send(ProtocolMessage.error("unknown request class \"\(request.class)\"; expected WATCH, STATUS or TARE"), to: client)
+            send(ProtocolMessage.error(
+                "unknown request class \"\(request.class)\"; expected WATCH, STATUS, RECORD, STOP, TARE or PRO"), to: client)
+        }
+    }
+
+    /// RECORD, STOP and PRO run on the recorder thread (the store's only writer); their replies come back through
+    /// the reply mailbox. Malformed fields and unauthorized admin requests are answered here.
+    private mutating func forwardToRecorder(_ request: Request, from client: Client) {
+        guard let recorder = server.recorder else {
+            return send(ProtocolMessage.error("this daemon has no recordings database; \(request.class) is unavailable"), to: client)
+        }
+        switch RecorderRequestParser.parse(
+            class: request.class, hand: request.hand, label: request.label, save: request.save, action: request.action,
+            note: request.note, expires: request.expires, client: client.reference, now: Date())
+        {
+        case .failure(let problem):
+            send(ProtocolMessage.error(problem.message), to: client)
+        case .success(let parsed):
+            if case .pro(_, let action) = parsed, action != .status,
+                case .denied(let reason) = server.authorization.decideAdmin(uid: client.uid, gids: client.gids)
+            {
+                logger.notice("Pro change refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
+                return send(ProtocolMessage.error(reason), to: client)
+            }
+            recorder.requests.post(parsed)
+        }
+    }
+
+    /// Sends the recorder's replies and reports.
+    private mutating func deliverReplies() {
+        guard let recorder = server.recorder else { return }
+        for reply in recorder.replies.take() {
+            switch reply.target {
+            case .client(let id):
+                if let client = clients.first(where: { $0.id == id && !$0.closeAfterFlush }) { send(reply.line, to: client) }
+            case .watchers:
+                flushSamples()  // the samples before a report go out before it
+                broadcast(reply.line)
+            }
         }
     }
 
@@ -360,6 +431,10 @@ private struct ServerLoop {
         line.addRaw("ring", ring.object)
         line.add("fanout_dropped", server.fanOut.droppedCount)
         line.addRaw("clients", clientCounts.object)
+        if server.recorder != nil {
+            line.addRaw("recorder", ProtocolMessage.recorderObject(snapshot.recorder))
+            if let access = snapshot.access { line.addRaw("access", ProtocolMessage.accessObject(access)) }
+        }
         return line.line
     }
 
@@ -372,6 +447,7 @@ private struct ServerLoop {
         clients.remove(at: index)
         close(client.descriptor)
         updateWatcherCount()
+        server.recorder?.requests.post(.clientGone(id: client.id))
         logger.info("Client disconnected", metadata: ["client.pid": "\(client.pid)", "client.reason": "\(reason)"])
     }
 
@@ -413,20 +489,6 @@ private struct ServerLoop {
     }
 
     // MARK: Fan-out
-
-    /// Replies and DEVICE state lines from the radio (after the pipeline's outputs already taken).
-    private mutating func deliverOutbox() {
-        guard let outbox = server.device?.outbox else { return }
-        for item in outbox.take() {
-            switch item {
-            case .reply(let serial, let line):
-                if let client = clients.first(where: { $0.serial == serial && !$0.closeAfterFlush }) { send(line, to: client) }
-            case .broadcast(let line):
-                flushSamples()
-                broadcast(line)
-            }
-        }
-    }
 
     private mutating func drainFanOut() {
         server.fanOut.take(into: &incoming)

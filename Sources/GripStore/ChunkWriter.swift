@@ -43,6 +43,10 @@ public final class ChunkWriter {
     /// Samples buffered and not yet committed.
     public var bufferedCount: Int { buffer.count }
 
+    /// When ``flushIfDue(now:)`` will commit the buffer (its first sample's buffering time + `maxWait`); `nil` when
+    /// nothing is buffered. A caller waiting for input uses it as its timeout.
+    public var flushDeadline: ContinuousClock.Instant? { bufferStartedAt.map { $0 + maxWait } }
+
     /// Buffers samples, committing whenever a chunk is due.
     ///
     /// - Parameters:

@@ -80,6 +80,23 @@ extension RecordingStore {
         }
     }
 
+    /// Sets the hand and label of a recording, e.g. when `griptrack record` takes over one that started by itself.
+    ///
+    /// - Parameters:
+    ///   - id: The recording, in any state.
+    ///   - hand: The hand; `nil` keeps the stored one.
+    ///   - label: The label; `nil` keeps the stored one.
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)`` or an SQLite error.
+    public func describeRecording(_ id: RecordingID, hand: Hand?, label: String?) throws(GripStoreError) {
+        guard hand != nil || label != nil else { return }
+        try writeImmediate("label recording \(id)") { db in
+            var record = try Self.fetchRecording(db, id)
+            if let hand { record.hand = hand }
+            if let label { record.label = label }
+            try record.update(db)
+        }
+    }
+
     /// Replaces the summary and efforts of a finished recording, e.g. after analysing a recovered one's samples.
     /// Its state stays as it is.
     ///

@@ -14,10 +14,12 @@ struct Griptrackd: AsyncParsableCommand {
         discussion: """
             Clients connect to the socket and speak newline-delimited JSON (docs/protocol.md): the daemon greets \
             with VERSION; {"class":"WATCH","enable":true} streams SAMPLES, EFFORT, RECORDING and DEVICE messages; \
-            {"class":"STATUS"} reports counters. Root, the daemon's own user and members of group griptrack may \
-            connect. Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG through $NOTIFY_SOCKET. \
-            SIGTERM or SIGINT shut it down gracefully. Without --replay it finds the device through BlueZ ([device] \
-            in the configuration, or --device) and keeps looking until bluetoothd and the device are there.
+            {"class":"STATUS"} reports counters; RECORD and STOP store recordings (recordings also start by \
+            themselves, within the free plan's limit), PRO shows or changes access. Root, the daemon's own user \
+            and members of group griptrack may connect; granting or revoking Pro needs root or group \
+            griptrack-admin. Under systemd (Type=notify) it reports READY, STATUS and WATCHDOG through $NOTIFY_SOCKET. \
+            SIGTERM or SIGINT shut it down gracefully. Without --replay it finds the device through BlueZ ([device] in the \
+            configuration, or --device) and keeps looking until bluetoothd and the device are there.
             """,
         version: DaemonConfiguration.release
     )
@@ -45,8 +47,8 @@ struct Griptrackd: AsyncParsableCommand {
         valueName: "path"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Recordings database (SQLite); accepted, not used yet.", valueName: "path"))
-    var db: String?
+    @Option(name: .long, help: ArgumentHelp("Recordings database (SQLite).", valueName: "path"))
+    var db: String = DaemonConfiguration.defaultDatabasePath
 
     @Option(name: .long, help: ArgumentHelp("Unix socket to listen on.", valueName: "path"))
     var socket: String = DaemonConfiguration.defaultSocketPath
@@ -87,12 +89,8 @@ struct Griptrackd: AsyncParsableCommand {
         }
         var configuration = DaemonConfiguration(
             socketPath: socket, replayPath: replay, replaySpeed: speed, replayWaitsForWatcher: waitForWatcher,
-            handlesSignals: true)
-        configuration.sessionGap = .milliseconds(Int64((file.recording.sessionGapSeconds * 1000).rounded()))
-        configuration.radio = RadioConfiguration(
-            address: device?.uppercased() ?? file.device.address, namePrefix: file.device.namePrefix,
-            adapter: file.device.adapter, notifyMode: file.device.notify == .acquire ? .acquire : .start,
-            sleepWhenIdle: file.device.sleepWhenIdle)
+            handlesSignals: true, databasePath: db)
+        configuration.apply(file, deviceAddress: device)
         let daemon: Daemon
         do {
             daemon = try Daemon(configuration: configuration, logger: logger)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripDaemon
+import GripStore
 import GripTestSupport
 import Logging
 
@@ -8,19 +9,32 @@ import Logging
 final class DaemonHarness: Sendable {
     let directory: String
     let socketPath: String
+    /// The daemon's database (in `directory` unless a test passes another).
+    let databasePath: String
     let daemon: Daemon
     private let task: Task<Void, any Error>
 
     /// Starts a daemon replaying `capture` (held until the first WATCH) at `speed`.
+    /// - Parameters:
+    ///   - directory: where the socket and (by default) the database go; a fresh temporary one by default.
+    ///   - keepsStreamOpen: after the capture, keep the stream open until shutdown (explicit recordings last
+    ///     until STOP).
     init(capture: String? = "progressor-repeaters.btsnoop", speed: Double = 100, backlogLimit: Int = 1 << 20,
-         environment: [String: String] = [:]) throws {
-        var template = Array("/tmp/gtd-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
-        directory = String(cString: made)
-        socketPath = directory + "/griptrack.sock"
-        let configuration = DaemonConfiguration(
+         sendBufferBytes: Int? = nil, environment: [String: String] = [:], directory: String? = nil,
+         databasePath: String? = nil, access: AccessContext = AccessContext(), keepsStreamOpen: Bool = false) throws {
+        if let directory {
+            self.directory = directory
+        } else {
+            self.directory = try Self.makeTemporaryDirectory()
+        }
+        socketPath = self.directory + "/griptrack.sock"
+        self.databasePath = databasePath ?? self.directory + "/griptrack.db"
+        var configuration = DaemonConfiguration(
             socketPath: socketPath, replayPath: capture.map { CaptureFixtures.url($0).path }, replaySpeed: speed,
-            replayWaitsForWatcher: true, clientBacklogLimit: backlogLimit)
+            replayWaitsForWatcher: true, clientBacklogLimit: backlogLimit, databasePath: self.databasePath,
+            access: access)
+        configuration.replayKeepsStreamOpen = keepsStreamOpen
+        configuration.clientSendBufferBytes = sendBufferBytes
         let daemon = try Daemon(
             configuration: configuration, environment: environment,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -42,7 +56,14 @@ final class DaemonHarness: Sendable {
 
     func connect() throws -> TestClient { try TestClient(path: socketPath) }
 
-    deinit { _ = rmdir(directory) }
+    /// A new empty directory under /tmp.
+    static func makeTemporaryDirectory() throws -> String {
+        var template = Array("/tmp/gtd-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
+        return String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 }
 
 struct HarnessError: Error, CustomStringConvertible {

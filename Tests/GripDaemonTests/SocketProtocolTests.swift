@@ -123,6 +123,29 @@ struct SocketProtocolTests {
         try await harness.stop()
     }
 
+    @Test("a watcher that never reads is dropped at the backlog limit while another watcher keeps receiving")
+    func slowClientIsDropped() async throws {
+        // A small send buffer makes the kernel stop taking the stalled client's bytes early, so its backlog grows.
+        let harness = try await DaemonHarness(speed: 20, backlogLimit: 4096, sendBufferBytes: 4096).started()
+        let stalled = try harness.connect()
+        stalled.send("{\"class\":\"WATCH\"}\n")  // starts the replay; never reads again
+        let reader = try harness.connect()
+        _ = try await reader.readMessage()
+        reader.send("{\"class\":\"WATCH\"}\n")
+        let end = try await reader.read(until: "RECORDING", event: "end")
+        #expect(end.match?["efforts"] as? Int == 6)
+        reader.send("{\"class\":\"STATUS\"}\n")
+        let status = try #require(try await reader.read(until: "STATUS").match)
+        let clients = try #require(status["clients"] as? [String: Any])
+        #expect(clients["connected"] as? Int == 1, "the stalled client was not dropped")
+        #expect(clients["watching"] as? Int == 1)
+        // What the kernel had taken before the drop is still readable, then the connection ends.
+        var lines = 0
+        while await stalled.readLine() != nil { lines += 1 }
+        #expect(lines > 0)
+        try await harness.stop()
+    }
+
     @Test("shutdown closes the connections and removes the socket file")
     func shutdownRemovesSocket() async throws {
         let harness = try await DaemonHarness(capture: nil).started()

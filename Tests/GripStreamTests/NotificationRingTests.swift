@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 @testable import GripStream
@@ -221,6 +222,42 @@ struct NotificationRingTests {
         consumer.join()
     }
 
+    @Test("wakeConsumer makes a sleeping waitForData return once, without an entry")
+    func wakeConsumerReturnsWithoutEntry() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        let returned = Flag()
+        let consumer = TestThread {
+            ring.waitForData()
+            returned.set()
+        }
+        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping }, "waitForData never went to sleep on an empty ring")
+        ring.wakeConsumer()
+        #expect(returned.wait(upTo: 30), "waitForData did not return after wakeConsumer")
+        consumer.join()
+        #expect(ring.pop().isEmpty)
+
+        // The request was consumed: the next wait sleeps until an entry arrives.
+        let again = Flag()
+        let second = TestThread {
+            ring.waitForData()
+            again.set()
+        }
+        pause(milliseconds: 100)
+        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping })
+        #expect(!again.isSet, "a consumed wake request made waitForData return again")
+        #expect(ring.tryPush(Entry.derived(from: 3)))
+        #expect(again.wait(upTo: 30))
+        second.join()
+    }
+
+    @Test("a wake request made while the consumer is busy makes its next waitForData return at once")
+    func wakeRequestIsKeptUntilTheNextWait() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        ring.wakeConsumer()
+        ring.waitForData()  // would block forever if the request were lost
+        #expect(ring.pop().isEmpty)
+    }
+
     @Test("close frees the ring once, and the counters stay readable after it")
     func closeIsIdempotent() {
         let ring = NotificationRing(capacityPowerOfTwo: 2)
@@ -360,6 +397,62 @@ struct RingStressTests {
         #expect(ring.dropped == rejected.value)
         #expect(received + ring.dropped == total)
         #expect(received > 0)
+    }
+
+    @Test("every wake request from a third thread is seen, with the work it published, while a producer pushes")
+    func wakeRequestsAreNeverLost() {
+        let total = 200_000
+        let commands = 20_000
+        let ring = NotificationRing(capacityPowerOfTwo: 64)
+        // The waker's mailbox: the number of the last command posted, and the consumer's acknowledgement.
+        let posted = Atomic<Int>(0)
+        let acknowledged = Atomic<Int>(0)
+        let producer = TestThread {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
+            defer { buffer.deallocate() }
+            for sequence in 0..<total {
+                let pushed = Self.push(sequence, in: buffer) {
+                    ring.pushWaiting(kind: $0, handle: $1, hostMicros: $2, value: $3)
+                }
+                precondition(pushed)
+            }
+            precondition(ring.pushWaiting(Entry(kind: .endOfStream, handle: 0, hostMicros: -1, value: [])))
+        }
+        let waker = TestThread {
+            for command in 1...commands {
+                posted.store(command, ordering: .relaxed)
+                ring.wakeConsumer()
+                // One command in flight at a time: a lost wakeup leaves the consumer asleep on an empty ring.
+                while acknowledged.load(ordering: .acquiring) != command { sched_yield() }
+            }
+        }
+
+        var next = 0
+        var ended = false
+        var mismatches: [String] = []
+        while !ended || acknowledged.load(ordering: .relaxed) != commands {
+            ring.waitForData()
+            _ = ring.popBatch(max: 32) { entry in
+                if entry.kind == .endOfStream {
+                    ended = true
+                    return
+                }
+                if !Self.matches(entry, next), mismatches.count < 5 { mismatches.append("entry \(next)") }
+                next += 1
+            }
+            // The hot path's single relaxed load per batch: after a return caused by a request, it must see the
+            // command that request announced, or the waker waits forever (and the test hangs).
+            let command = posted.load(ordering: .relaxed)
+            if command != acknowledged.load(ordering: .relaxed) {
+                acknowledged.store(command, ordering: .releasing)
+            }
+        }
+        producer.join()
+        waker.join()
+
+        #expect(mismatches == [])
+        #expect(next == total)
+        #expect(acknowledged.load(ordering: .relaxed) == commands)
     }
 }
 

@@ -33,8 +33,7 @@ struct RecordReplayTests {
         #expect(lines.dropFirst().first?.hasSuffix("source replay") == true)
     }
 
-    @Test("record --replay saves the whole capture as one recording and prints its summary",
-          .disabled("needs PROTOCOL-1.1 daemon (wip/recorder)"))
+    @Test("record --replay saves the whole capture as one recording and prints its summary")
     func replaySaves() throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
@@ -48,7 +47,7 @@ struct RecordReplayTests {
         #expect(list.stdout.contains("\n     1  "))
     }
 
-    @Test("record --replay --no-save stores nothing", .disabled("needs PROTOCOL-1.1 daemon (wip/recorder)"))
+    @Test("record --replay --no-save stores nothing")
     func replayNoSave() throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
@@ -59,8 +58,7 @@ struct RecordReplayTests {
         #expect(stats.stdout.contains("Free: 0 of 5 recordings stored"), "\(stats)")
     }
 
-    @Test("record --replay with the free plan full exits 3 with the policy's reason",
-          .disabled("needs PROTOCOL-1.1 daemon (wip/recorder)"))
+    @Test("record --replay with the free plan full exits 3 with the policy's reason")
     func replayRefused() throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }

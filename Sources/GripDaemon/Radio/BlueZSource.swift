@@ -28,7 +28,7 @@ final class BlueZSource: Service, CustomStringConvertible {
     ///   - outbox: where DEVICE state lines and TARE replies go to the socket thread.
     init(
         configuration: RadioConfiguration, ring: NotificationRing, sessionGapMicros: Int64, activity: EffortActivity,
-        status: DaemonStatus, outbox: SocketOutbox, logger: Logger
+        status: DaemonStatus, outbox: Mailbox<DaemonReply>, logger: Logger
     ) {
         self.configuration = configuration
         self.logger = logger

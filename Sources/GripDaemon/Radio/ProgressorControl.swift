@@ -40,7 +40,7 @@ struct ProgressorControl {
     let radio: RadioRing
     let activity: EffortActivity
     let status: DaemonStatus
-    let outbox: SocketOutbox
+    let outbox: Mailbox<DaemonReply>
     let logger: Logger
     /// Feeds `.tick` back into the control task's input stream.
     let ticks: AsyncStream<ControlInput>.Continuation
@@ -57,7 +57,7 @@ struct ProgressorControl {
 
     init(
         profile: TindeqProgressor, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioRing,
-        activity: EffortActivity, status: DaemonStatus, outbox: SocketOutbox, logger: Logger,
+        activity: EffortActivity, status: DaemonStatus, outbox: Mailbox<DaemonReply>, logger: Logger,
         ticks: AsyncStream<ControlInput>.Continuation
     ) {
         self.profile = profile
@@ -216,7 +216,7 @@ struct ProgressorControl {
             snapshot.deviceAddress = address
             snapshot.deviceName = name
         }
-        outbox.post(.broadcast(ProtocolMessage.deviceState(new, address: address, name: name)))
+        outbox.post(DaemonReply(target: .watchers, line: ProtocolMessage.deviceState(new, address: address, name: name)))
         logger.debug("Device state", metadata: ["device.state": "\(new)", "device.address": "\(address ?? "")"])
     }
 

@@ -25,3 +25,19 @@ public struct ManualOverride: Sendable, Equatable {
         self.grantedBy = grantedBy
     }
 }
+
+extension ManualOverride {
+    /// Reads an expiry as people type it (`griptrack pro grant --expires`, the socket's PRO grant): a day
+    /// `YYYY-MM-DD` (UTC midnight) or an ISO 8601 date-time.
+    ///
+    /// - Parameter text: The text.
+    /// - Returns: The instant, or `nil` if the text is neither form.
+    public static func expiry(from text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, text.count == 10 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+    }
+}

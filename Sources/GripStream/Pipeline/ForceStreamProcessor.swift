@@ -25,6 +25,10 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
     public var controlHandle: UInt16?
     public private(set) var counters = FrameCounters()
     public private(set) var clock = DeviceClock()
+    /// Time of the last decoded sample on the stream timeline (µs); `nil` before the first one of a stream.
+    public private(set) var lastSampleMicros: Int64?
+    /// An explicit recording was asked for before any sample: it starts at the next sample.
+    public private(set) var explicitStartPending = false
     private var decoder: Profile.Decoder
     private var segmenter: EffortSegmenter
 
@@ -62,15 +66,48 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
             output(.link(up: false, hostMicros: hostMicros))
         case .endOfStream:
             segmenter.endOfStream { output(.segment($0)) }
+            explicitStartPending = false
+            lastSampleMicros = nil
         }
+    }
+
+    /// Whether a recording is open (or an explicit one waits for its first sample).
+    public var isRecording: Bool { segmenter.isRecording || explicitStartPending }
+
+    /// Opens an explicit recording at the last sample (`griptrack record`); see
+    /// `EffortSegmenter.beginRecording(atMicros:emit:)`. Before the stream's first sample it opens at that sample.
+    ///
+    /// - Parameter output: Receives `recordingStarted` when a new recording opens (now, or with the next sample).
+    /// - Returns: `true` if a recording was already open (it became explicit and nothing is emitted).
+    @discardableResult
+    public mutating func beginRecording(output: (StreamOutput) -> Void) -> Bool {
+        if explicitStartPending { return true }
+        if segmenter.isRecording {
+            // Already open: it becomes explicit and keeps its start (nothing is emitted).
+            segmenter.beginRecording(atMicros: lastSampleMicros ?? 0) { output(.segment($0)) }
+            return true
+        }
+        guard let last = lastSampleMicros else {
+            explicitStartPending = true
+            return false
+        }
+        segmenter.beginRecording(atMicros: last) { output(.segment($0)) }
+        return false
     }
 
     /// Records notifications the producer could not enqueue.
     public mutating func countDropped(_ count: Int) { counters.addDropped(count) }
 
-    /// Ends the current recording now (explicit stop).
-    public mutating func endRecording(output: (StreamOutput) -> Void) {
+    /// Ends the current recording now (explicit stop); also cancels an explicit start still waiting for a sample.
+    ///
+    /// - Parameter output: Receives the closing events (`effortEnded`, `recordingEnded`).
+    /// - Returns: Whether a recording was open (or waiting for its first sample).
+    @discardableResult
+    public mutating func endRecording(output: (StreamOutput) -> Void) -> Bool {
+        let wasRecording = isRecording
+        explicitStartPending = false
         segmenter.endRecording { output(.segment($0)) }
+        return wasRecording
     }
 
     private mutating func decodeFrame(_ value: UnsafeRawBufferPointer, hostMicros: Int64, output: (StreamOutput) -> Void) {
@@ -80,6 +117,11 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         let outcome = unsafe decoder.decode(value) { sample in
             let micros = clock.place(sample.deviceMicros, hostMicros: hostMicros)
             output(.sample(micros: micros, kilograms: sample.kilograms))
+            lastSampleMicros = micros
+            if explicitStartPending {
+                explicitStartPending = false
+                segmenter.beginRecording(atMicros: micros) { output(.segment($0)) }
+            }
             segmenter.ingest(micros: micros, kilograms: sample.kilograms) { output(.segment($0)) }
         }
         self.decoder = decoder

@@ -4,7 +4,8 @@
 // INVARIANTS
 // 1. One producer thread calls `tryPush` / `pushWaiting`; one consumer thread calls `popBatch` / `waitForData`.
 //    Which thread each one is may change over time only across a happens-before edge (a join, a lock hand-off).
-//    Anything else is a data race. `dropped`, `oversized` and `capacity` may be read from any thread.
+//    Anything else is a data race. `dropped`, `oversized` and `capacity` may be read, and `wakeConsumer` called,
+//    from any thread.
 // 2. `capacity` is a power of two, so slot `i` of the monotonically increasing sequence lives at `i & mask`.
 //    `tail` and `head` are sequence numbers (never wrapped into the slot range; `Int` does not overflow in practice
 //    and all arithmetic on them is wrapping anyway), with `0 <= tail - head <= capacity`.
@@ -18,6 +19,7 @@
 //        offset 136  producer's cached head   (producer only)
 //        offset 256  consumerSleeping     set by the consumer, cleared by either
 //        offset 384  producerSleeping     set by the producer, cleared by either
+//        offset 448  wakeRequested        set by any thread (`wakeConsumer`), cleared by the consumer
 //    so the two hot indices never share a cache line (no false sharing even with adjacent-line prefetch).
 //    A slot is 576 bytes (9 cache lines): hostMicros Int64 @0, handle UInt16 @8, length UInt16 @10,
 //    kind UInt8 @12, value bytes @16..<528. Slots start on a cache line, so a short value touches one line.
@@ -50,6 +52,19 @@
 //   the ring; the batch that reaches half (at the latest the one that empties it) writes the eventfd. So the
 //   two never sleep at once: the consumer sleeps only on an empty ring, which is at most half full.
 //   The consumer's wake has no such delay: the first entry wakes it (latency matters there).
+// - Waking the consumer without an entry (`wakeConsumer`, any thread, e.g. a command for the consumer): store
+//   wakeRequested = 1 (seq_cst); load consumerSleeping (seq_cst); if it is 1, write() the data eventfd (without
+//   touching the flag). The consumer's re-check after announcing its sleep loads wakeRequested (seq_cst) as well
+//   as tail, and `waitForData` returns when either says so, clearing wakeRequested (acquire) on the way out.
+//   The same Dekker argument holds with wakeRequested in the role of tail: either the waker's flag store precedes
+//   the consumer's sleep announcement in S, and the consumer's re-check sees the request and does not sleep; or
+//   the announcement precedes it, and the waker's later load sees consumerSleeping = 1 and writes the eventfd.
+//   The waker never clears consumerSleeping, so it cannot take the wakeup from the producer (or another waker):
+//   its write is additional, at worst one stale count, absorbed as below. Whatever the caller published before
+//   `wakeConsumer` (a mailbox entry) is visible to the consumer once `waitForData` has returned because of it:
+//   the waker's seq_cst store is a release, the consumer's clearing exchange an acquire.
+//   Several wakers may race; one request flag serves them all, because the consumer drains its whole mailbox
+//   after each return.
 // - Why no periodic or repeated wakeups: the producer writes the eventfd only when it turns the flag from 1 to 0,
 //   i.e. once per sleep announcement. A write can still arrive after the consumer found data on its re-check
 //   (a stale count); the consumer then wakes once, finds the ring empty and sleeps again, which is why
@@ -134,6 +149,7 @@ public final class NotificationRing: @unchecked Sendable {
     private let producerCachedHead: UnsafeAtomic<Int>
     private let consumerSleeping: UnsafeAtomic<Int>
     private let producerSleeping: UnsafeAtomic<Int>
+    private let wakeRequested: UnsafeAtomic<Int>
 
     private let droppedCount = ManagedAtomic<Int>(0)
     private let oversizedCount = ManagedAtomic<Int>(0)
@@ -176,6 +192,7 @@ public final class NotificationRing: @unchecked Sendable {
         producerCachedHead = unsafe UnsafeAtomic(at: words + 17)
         consumerSleeping = unsafe UnsafeAtomic(at: words + 32)
         producerSleeping = unsafe UnsafeAtomic(at: words + 48)
+        wakeRequested = unsafe UnsafeAtomic(at: words + 56)
         unsafe slots = UnsafeMutableRawPointer.allocate(byteCount: capacityPowerOfTwo * Self.slotStride, alignment: 64)
 
         do {
@@ -319,13 +336,13 @@ public final class NotificationRing: @unchecked Sendable {
         // Publish (release) and order before the sleep-flag load (seq_cst): see SLEEP / WAKE in the header.
         tail.store(currentTail &+ 1, ordering: .sequentiallyConsistent)
         if consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
-            wakeConsumer()
+            wakeSleepingConsumer()
         }
         return .pushed
     }
 
     @inline(never)
-    private func wakeConsumer() {
+    private func wakeSleepingConsumer() {
         guard consumerSleeping.exchange(0, ordering: .relaxed) != 0 else { return }
         do {
             try dataReady.signal()
@@ -404,24 +421,50 @@ public final class NotificationRing: @unchecked Sendable {
         }
     }
 
-    /// Blocks until the ring holds at least one entry; returns at once if it already does.
+    /// Asks the consumer to return from `waitForData` once, without pushing an entry: for a thread that has left
+    /// the consumer something to do besides popping (a command in a mailbox it checks after every wait).
+    ///
+    /// Publish the work first, then call this: the consumer sees the work once `waitForData` has returned (see
+    /// SLEEP / WAKE in the header). A consumer that is not waiting returns from its next `waitForData` at once.
+    ///
+    /// - Important: Any thread. Costs a `write(2)` only when the consumer sleeps.
+    public func wakeConsumer() {
+        precondition(isOpen.load(ordering: .relaxed), "NotificationRing: wakeConsumer after close()")
+        wakeRequested.store(1, ordering: .sequentiallyConsistent)
+        guard consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 else { return }
+        do {
+            try dataReady.signal()
+        } catch {
+            preconditionFailure("NotificationRing: waking the consumer failed: \(error)")
+        }
+    }
+
+    /// Blocks until the ring holds at least one entry or `wakeConsumer()` was called; returns at once if either
+    /// already holds.
     ///
     /// Spins briefly, then announces that the consumer sleeps and blocks on an eventfd that the producer writes
-    /// only on the empty → non-empty transition: an idle ring costs no CPU and no periodic wakeups.
+    /// only on the empty → non-empty transition (and `wakeConsumer` only when asked): an idle ring costs no CPU
+    /// and no periodic wakeups. A wake request is consumed by the return it causes.
     ///
-    /// - Important: Consumer thread only. Blocks forever if the producer never pushes again; a producer that stops
-    ///   pushes `.endOfStream` (with `pushWaiting`) first.
+    /// - Important: Consumer thread only. Blocks forever if the producer never pushes again and nobody wakes it;
+    ///   a producer that stops pushes `.endOfStream` (with `pushWaiting`) first.
     public func waitForData() {
         precondition(isOpen.load(ordering: .relaxed), "NotificationRing: waitForData after close()")
         let currentHead = head.load(ordering: .relaxed)
-        for _ in 0..<Self.spinLimit where tail.load(ordering: .acquiring) != currentHead {
+        for _ in 0..<Self.spinLimit
+        where tail.load(ordering: .acquiring) != currentHead || wakeRequested.load(ordering: .relaxed) != 0 {
+            clearWakeRequest()
             return
         }
         while true {
-            // Announce the sleep, then re-check (Dekker, see the header); the producer's tail store is seq_cst.
+            // Announce the sleep, then re-check (Dekker, see the header); the producer's tail store and the
+            // waker's request store are seq_cst.
             consumerSleeping.store(1, ordering: .sequentiallyConsistent)
-            if tail.load(ordering: .sequentiallyConsistent) != currentHead {
+            if tail.load(ordering: .sequentiallyConsistent) != currentHead
+                || wakeRequested.load(ordering: .sequentiallyConsistent) != 0
+            {
                 consumerSleeping.store(0, ordering: .relaxed)
+                clearWakeRequest()
                 return
             }
             do {
@@ -431,7 +474,18 @@ public final class NotificationRing: @unchecked Sendable {
             }
             consumerSleeping.store(0, ordering: .relaxed)
             // A stale eventfd count (see the header) can wake us while the ring is still empty: loop.
-            if tail.load(ordering: .acquiring) != currentHead { return }
+            if tail.load(ordering: .acquiring) != currentHead || wakeRequested.load(ordering: .relaxed) != 0 {
+                clearWakeRequest()
+                return
+            }
+        }
+    }
+
+    /// Consumes a pending wake request; acquire pairs with the waker's store, so what it published is visible.
+    @inline(__always)
+    private func clearWakeRequest() {
+        if wakeRequested.load(ordering: .relaxed) != 0 {
+            _ = wakeRequested.exchange(0, ordering: .acquiring)
         }
     }
 }

@@ -139,17 +139,7 @@ struct DateArgument: ExpressibleByArgument {
     var date: Date
 
     init?(argument: String) {
-        if let date = try? Date(argument, strategy: .iso8601) {
-            self.date = date
-            return
-        }
-        let parts = argument.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, argument.count == 10 else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        guard let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else {
-            return nil
-        }
+        guard let date = GripStore.ManualOverride.expiry(from: argument) else { return nil }
         self.date = date
     }
 

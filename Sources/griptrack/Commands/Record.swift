@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripConfig
 import GripDaemon
 
 extension Griptrack {
@@ -75,13 +76,10 @@ extension Griptrack {
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {
-                local = try Self.startLocal(replay: replay, speed: speed ?? 1, database: common.databasePath)
+                local = try Self.startLocal(
+                    .replay(path: replay, speed: speed ?? 1), config: common.loadConfig(), database: common.databasePath)
             } else if direct {
-                // TODO(lead): once the BlueZ source (wip/radio) is in DaemonConfiguration, start it here like the
-                // replay: `configuration.<bluez source> = device ?? first supported device`, database as below.
-                throw CLIExit.unavailable.fail(
-                    "`griptrack record --direct` is not available in this build yet (the daemon's BlueZ source is "
-                        + "not wired). Use griptrackd (`sudo systemctl start griptrack`) or `--replay FILE`.")
+                local = try Self.startLocal(.direct(address: device), config: common.loadConfig(), database: common.databasePath)
             } else {
                 local = nil
             }
@@ -136,17 +134,31 @@ extension Griptrack {
             }
         }
 
-        /// Starts the in-process daemon on a replay (held until our WATCH, so the recording covers all of it).
-        static func startLocal(replay: String, speed: Double, database: String) throws -> InProcessDaemon {
-            guard FileManager.default.fileExists(atPath: replay) else {
-                throw CLIExit.invalidInput.fail("no capture at \(replay). Check the path (`griptrack replay FILE` reads the same files).")
+        /// Where the in-process daemon's samples come from.
+        enum LocalSource {
+            /// A capture, held until our WATCH so the recording covers all of it.
+            case replay(path: String, speed: Double)
+            /// The device through BlueZ (`[device]` in the configuration, or this address).
+            case direct(address: String?)
+        }
+
+        /// Starts the in-process daemon on the personal database, with the configuration file's settings.
+        static func startLocal(_ source: LocalSource, config: GriptrackConfig, database: String) throws -> InProcessDaemon {
+            if case .replay(let path, _) = source, !FileManager.default.fileExists(atPath: path) {
+                throw CLIExit.invalidInput.fail("no capture at \(path). Check the path (`griptrack replay FILE` reads the same files).")
             }
             do {
                 return try InProcessDaemon { configuration in
-                    configuration.replayPath = replay
-                    configuration.replaySpeed = speed
-                    configuration.replayWaitsForWatcher = true
                     configuration.databasePath = database
+                    switch source {
+                    case .replay(let path, let speed):
+                        configuration.apply(config, deviceAddress: nil)
+                        configuration.replayPath = path
+                        configuration.replaySpeed = speed
+                        configuration.replayWaitsForWatcher = true
+                    case .direct(let address):
+                        configuration.apply(config, deviceAddress: address)
+                    }
                 }
             } catch let error as DaemonError {
                 if case .replay = error { throw CLIExit.invalidInput.fail(error.description) }

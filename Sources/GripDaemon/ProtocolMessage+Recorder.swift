@@ -1,0 +1,116 @@
+// The lines of protocol 1.1's recorder and entitlement messages (docs/protocol.md): RECORD, STOP and PRO replies,
+// RECORDER reports, and STATUS's "recorder" and "access" objects.
+
+extension ProtocolMessage {
+    /// How a finished recording is described in STOP and RECORDER lines.
+    struct FinishedRecording: Sendable, Equatable {
+        /// The stored row; nil when it was not saved.
+        var id: Int64?
+        var explicit: Bool
+        var samples: Int
+        var efforts: Int
+        var maxKilograms: Float?
+        var averageKilograms: Float?
+        var hand: String?
+        var label: String?
+    }
+
+    static func recordStarted(saving: Bool, id: Int64?, access: String?) -> String {
+        var line = JSONLine(class: "RECORD")
+        line.add("event", "started")
+        line.add("saving", saving)
+        if saving, let id { line.add("id", Int(id)) }
+        if let access { line.add("access", access) }
+        return line.line
+    }
+
+    static func recordRefused(reason: String, stored: Int, limit: Int) -> String {
+        var line = JSONLine(class: "RECORD")
+        line.add("event", "refused")
+        line.add("reason", reason)
+        line.add("stored", stored)
+        line.add("limit", limit)
+        return line.line
+    }
+
+    /// The STOP reply: "saved" with the row id and scores, or "discarded" for a live-only recording.
+    static func stopped(_ finished: FinishedRecording) -> String {
+        var line = JSONLine(class: "STOP")
+        if let id = finished.id {
+            line.add("event", "saved")
+            line.add("id", Int(id))
+        } else {
+            line.add("event", "discarded")
+        }
+        line.add("samples", finished.samples)
+        line.add("efforts", finished.efforts)
+        if let max = finished.maxKilograms { line.add("max_kg", max) }
+        if let average = finished.averageKilograms { line.add("avg_kg", average) }
+        return line.line
+    }
+
+    static func pro(_ access: DaemonStatus.AccessSummary) -> String {
+        var line = JSONLine(class: "PRO")
+        line.add("pro", access.pro)
+        line.add("reason", access.reason)
+        line.add("stored", access.stored)
+        line.add("limit", access.limit)
+        return line.line
+    }
+
+    static func recorderStarted(id: Int64?, explicit: Bool, hand: String?, label: String?) -> String {
+        var line = JSONLine(class: "RECORDER")
+        line.add("event", "started")
+        if let id { line.add("id", Int(id)) }
+        line.add("explicit", explicit)
+        if let hand { line.add("hand", hand) }
+        if let label { line.add("label", label) }
+        return line.line
+    }
+
+    static func recorderRefused(explicit: Bool, reason: String) -> String {
+        var line = JSONLine(class: "RECORDER")
+        line.add("event", "refused")
+        line.add("explicit", explicit)
+        line.add("reason", reason)
+        return line.line
+    }
+
+    /// RECORDER "saved" (with the row id) or "discarded" (live-only).
+    static func recorderFinished(_ finished: FinishedRecording) -> String {
+        var line = JSONLine(class: "RECORDER")
+        if let id = finished.id {
+            line.add("event", "saved")
+            line.add("id", Int(id))
+        } else {
+            line.add("event", "discarded")
+        }
+        line.add("explicit", finished.explicit)
+        line.add("samples", finished.samples)
+        line.add("efforts", finished.efforts)
+        if let hand = finished.hand { line.add("hand", hand) }
+        if let label = finished.label { line.add("label", label) }
+        return line.line
+    }
+
+    /// STATUS "recorder": `{"state":"idle"|"recording","explicit":…,"saving":…,"id":…,"refusal":…}`.
+    static func recorderObject(_ state: DaemonStatus.RecorderState) -> String {
+        var object = JSONLine()
+        object.add("state", state.recording ? "recording" : "idle")
+        object.add("explicit", state.explicit)
+        object.add("saving", state.saving)
+        if state.saving, let id = state.id { object.add("id", Int(id)) }
+        if let refusal = state.refusal { object.add("refusal", refusal) }
+        return object.object
+    }
+
+    /// STATUS "access": `{"pro":…,"reason":…,"stored":…,"limit":…}`.
+    static func accessObject(_ access: DaemonStatus.AccessSummary) -> String {
+        var object = JSONLine()
+        object.add("pro", access.pro)
+        object.add("reason", access.reason)
+        object.add("stored", access.stored)
+        object.add("limit", access.limit)
+        return object.object
+    }
+}
