@@ -310,7 +310,8 @@ private struct ServerLoop {
         if count == 0 { return remove(client, reason: "client hung up") }
         if count < 0 {
             if errno == EAGAIN || errno == EINTR { return }
-            return remove(client, reason: "read failed")
+            // A peer that closes with unread replies makes the kernel reset the connection: that is a hang-up too.
+            return remove(client, reason: errno == ECONNRESET ? "client hung up" : "read failed")
         }
         client.input.append(contentsOf: buffer[0..<count])
         while let newline = client.input.firstIndex(of: UInt8(ascii: "\n")) {
