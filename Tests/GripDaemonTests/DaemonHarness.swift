@@ -21,7 +21,8 @@ final class DaemonHarness: Sendable {
     ///     until STOP).
     init(capture: String? = "progressor-repeaters.btsnoop", speed: Double = 100, backlogLimit: Int = 1 << 20,
          sendBufferBytes: Int? = nil, environment: [String: String] = [:], directory: String? = nil,
-         databasePath: String? = nil, access: AccessContext = AccessContext(), keepsStreamOpen: Bool = false) throws {
+         databasePath: String? = nil, access: AccessContext = AccessContext(), keepsStreamOpen: Bool = false,
+         configure: (inout DaemonConfiguration) -> Void = { _ in }) throws {
         if let directory {
             self.directory = directory
         } else {
@@ -35,6 +36,7 @@ final class DaemonHarness: Sendable {
             access: access)
         configuration.replayKeepsStreamOpen = keepsStreamOpen
         configuration.clientSendBufferBytes = sendBufferBytes
+        configure(&configuration)
         let daemon = try Daemon(
             configuration: configuration, environment: environment,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -21,7 +21,7 @@ struct RadioEndToEndTests {
         // No Progressor until the client watches, so nothing streams before the client listens.
         let fake = try FakeBlueZ(parameters: ["progressor": false, "resolveDelayMs": 5], notifications: stream.notifications)
         defer { fake.stop() }
-        let harness = try await RadioHarness(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake).started()
         let client = try await harness.watch()
         try await fake.mock(
             "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress), .string("Progressor_1234"),
@@ -65,7 +65,7 @@ struct RadioEndToEndTests {
             parameters: ["known": true, "resolveDelayMs": 5],
             notifications: Frames.levels([(1.0, 0.3), (30.0, 20.0)]))
         defer { fake.stop() }
-        let harness = try await RadioHarness(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake).started()
         let client = try await harness.watch()
         #expect(try await client.read(until: "EFFORT", event: "start").match != nil)
 
@@ -89,7 +89,7 @@ struct RadioEndToEndTests {
     func bluetoothdRestart() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true, "resolveDelayMs": 5], notifications: Frames.levels([(60.0, 0.3)]))
         defer { fake.stop() }
-        let harness = try await RadioHarness(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake).started()
         let client = try await harness.watch()
         #expect(try await client.read(until: "SAMPLES").match != nil)
 
@@ -108,7 +108,7 @@ struct RadioEndToEndTests {
     func reconnectCyclesDoNotLeak() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true, "resolveDelayMs": 1], notifications: Frames.levels([(600.0, 0.3)]))
         defer { fake.stop() }
-        let harness = try await RadioHarness(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake).started()
         let client = try await harness.watch()
         #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
 
@@ -133,7 +133,7 @@ struct RadioEndToEndTests {
     func tare() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true, "resolveDelayMs": 5], notifications: Frames.levels([(60.0, 0.3)]))
         defer { fake.stop() }
-        let harness = try await RadioHarness(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake).started()
         let client = try await harness.watch()
         #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
         client.send("{\"class\":\"TARE\"}\n")
@@ -147,7 +147,7 @@ struct RadioEndToEndTests {
     func idleStopAndResume() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true, "resolveDelayMs": 5], notifications: Frames.levels([(60.0, 0.3)]))
         defer { fake.stop() }
-        let harness = try await RadioHarness(fake: fake, sessionGap: .seconds(1), sleepWhenIdle: true).started()
+        let harness = try await DaemonHarness.radio(fake: fake, sessionGap: .seconds(1), sleepWhenIdle: true).started()
         let client = try await harness.watch()
         #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
         #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "stopped" }).match != nil)
@@ -169,7 +169,7 @@ struct RadioEndToEndTests {
         let fake = try FakeBlueZ(parameters: ["progressor": false])
         defer { fake.stop() }
         let expected = "{\"class\":\"ERROR\",\"message\":\"no device connected: tare needs a connected device\"}"
-        let radio = try await RadioHarness(fake: fake).started()
+        let radio = try await DaemonHarness.radio(fake: fake).started()
         let client = try radio.connect()
         _ = await client.readLine()
         client.send("{\"class\":\"TARE\"}\n")
@@ -191,7 +191,7 @@ struct RadioEndToEndTests {
         let fake = try FakeBlueZ(parameters: [:])
         defer { fake.stop() }
         try fake.kill()
-        let harness = try await RadioHarness(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake).started()
         var device: [String: Any]?
         for _ in 0..<100 {
             device = try await harness.status()["device"] as? [String: Any]
@@ -204,43 +204,20 @@ struct RadioEndToEndTests {
     }
 }
 
-/// A daemon running in-process with the BlueZ source pointed at a fake's private bus.
-final class RadioHarness: Sendable {
-    let directory: String
-    let socketPath: String
-    let daemon: Daemon
-    private let task: Task<Void, any Error>
-
-    init(fake: FakeBlueZ, sessionGap: Duration = .seconds(300), sleepWhenIdle: Bool = false) throws {
-        var template = Array("/tmp/gtr-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
-        directory = String(cString: made)
-        socketPath = directory + "/griptrack.sock"
-        var configuration = DaemonConfiguration(socketPath: socketPath)
-        var radio = RadioConfiguration(sleepWhenIdle: sleepWhenIdle, busAddress: fake.address)
-        radio.retryInterval = .milliseconds(100)
-        radio.discoveryTimeout = .seconds(2)
-        radio.connectBackoff = .milliseconds(20)
-        configuration.radio = radio
-        configuration.sessionGap = sessionGap
-        let daemon = try Daemon(
-            configuration: configuration, environment: [:],
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        self.daemon = daemon
-        task = Task { try await daemon.run() }
+extension DaemonHarness {
+    /// A daemon with the BlueZ source pointed at `fake`'s private bus (fast retries), its database in a temporary
+    /// directory.
+    static func radio(fake: FakeBlueZ, sessionGap: Duration = .seconds(300), sleepWhenIdle: Bool = false) throws -> DaemonHarness {
+        try DaemonHarness(capture: nil) { configuration in
+            configuration.replayWaitsForWatcher = false
+            var radio = RadioConfiguration(sleepWhenIdle: sleepWhenIdle, busAddress: fake.address)
+            radio.retryInterval = .milliseconds(100)
+            radio.discoveryTimeout = .seconds(2)
+            radio.connectBackoff = .milliseconds(20)
+            configuration.radio = radio
+            configuration.sessionGap = sessionGap
+        }
     }
-
-    func started() async -> Self {
-        await daemon.waitUntilServing()
-        return self
-    }
-
-    func stop() async throws {
-        await daemon.shutdown()
-        try await task.value
-    }
-
-    func connect() throws -> TestClient { try TestClient(path: socketPath) }
 
     /// A client that has read VERSION and enabled WATCH.
     func watch() async throws -> TestClient {
@@ -257,8 +234,6 @@ final class RadioHarness: Sendable {
         client.send("{\"class\":\"STATUS\"}\n")
         return try await client.readMessage() ?? [:]
     }
-
-    deinit { _ = rmdir(directory) }
 }
 
 extension TestClient {
