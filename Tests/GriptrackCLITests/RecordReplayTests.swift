@@ -16,7 +16,7 @@ struct RecordReplayTests {
         let daemon = try Daemon(
             configuration: DaemonConfiguration(
                 socketPath: socket, replayPath: CaptureFixtures.url("progressor-repeaters.btsnoop").path,
-                replayWaitsForWatcher: true),
+                replayWaitsForWatcher: true, databasePath: directory + "/griptrack.db"),
             environment: [:], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let task = Task { try await daemon.run() }
         await daemon.waitUntilServing()
