@@ -146,6 +146,10 @@ public final class DeviceConnection: Sendable {
         try result.get()
     }
 
+    /// The host clock notifications are stamped with (µs, CLOCK_MONOTONIC), for callers that time their own events
+    /// (writes, link changes) on the same base.
+    public static func hostMicros() -> Int64 { Clock.monotonicMicros() }
+
     /// Asks `run()` to clean up and return. Safe from any thread except the notification callback.
     public func stop() {
         connection.execute { [state, cache] in

@@ -36,14 +36,7 @@ extension ProtocolMessage {
     /// The STOP reply: "saved" with the row id and scores, or "discarded" for a live-only recording.
     static func stopped(_ finished: FinishedRecording) -> String {
         var line = JSONLine(class: "STOP")
-        if let id = finished.id {
-            line.add("event", "saved")
-            line.add("id", Int(id))
-        } else {
-            line.add("event", "discarded")
-        }
-        line.add("samples", finished.samples)
-        line.add("efforts", finished.efforts)
+        addOutcome(finished, to: &line)
         if let max = finished.maxKilograms { line.add("max_kg", max) }
         if let average = finished.averageKilograms { line.add("avg_kg", average) }
         return line.line
@@ -51,10 +44,7 @@ extension ProtocolMessage {
 
     static func pro(_ access: DaemonStatus.AccessSummary) -> String {
         var line = JSONLine(class: "PRO")
-        line.add("pro", access.pro)
-        line.add("reason", access.reason)
-        line.add("stored", access.stored)
-        line.add("limit", access.limit)
+        addAccess(access, to: &line)
         return line.line
     }
 
@@ -79,18 +69,23 @@ extension ProtocolMessage {
     /// RECORDER "saved" (with the row id) or "discarded" (live-only).
     static func recorderFinished(_ finished: FinishedRecording) -> String {
         var line = JSONLine(class: "RECORDER")
+        addOutcome(finished, to: &line)
+        line.add("explicit", finished.explicit)
+        if let hand = finished.hand { line.add("hand", hand) }
+        if let label = finished.label { line.add("label", label) }
+        return line.line
+    }
+
+    /// The fields STOP and RECORDER share: "saved" + id, or "discarded"; then samples and efforts.
+    private static func addOutcome(_ finished: FinishedRecording, to line: inout JSONLine) {
         if let id = finished.id {
             line.add("event", "saved")
             line.add("id", Int(id))
         } else {
             line.add("event", "discarded")
         }
-        line.add("explicit", finished.explicit)
         line.add("samples", finished.samples)
         line.add("efforts", finished.efforts)
-        if let hand = finished.hand { line.add("hand", hand) }
-        if let label = finished.label { line.add("label", label) }
-        return line.line
     }
 
     /// STATUS "recorder": `{"state":"idle"|"recording","explicit":…,"saving":…,"id":…,"refusal":…}`.
@@ -104,13 +99,17 @@ extension ProtocolMessage {
         return object.object
     }
 
-    /// STATUS "access": `{"pro":…,"reason":…,"stored":…,"limit":…}`.
+    /// STATUS "access": `{"pro":…,"reason":…,"stored":…,"limit":…}` (the PRO reply carries the same fields).
     static func accessObject(_ access: DaemonStatus.AccessSummary) -> String {
         var object = JSONLine()
-        object.add("pro", access.pro)
-        object.add("reason", access.reason)
-        object.add("stored", access.stored)
-        object.add("limit", access.limit)
+        addAccess(access, to: &object)
         return object.object
+    }
+
+    private static func addAccess(_ access: DaemonStatus.AccessSummary, to line: inout JSONLine) {
+        line.add("pro", access.pro)
+        line.add("reason", access.reason)
+        line.add("stored", access.stored)
+        line.add("limit", access.limit)
     }
 }

@@ -162,7 +162,7 @@ struct ProgressorControl {
 
     private mutating func startMeasurement() async {
         guard await write(.startMeasurement) == nil else { return }
-        let now = MonotonicClock.micros()
+        let now = DeviceConnection.hostMicros()
         streamingSinceMicros = now
         lastBatteryMicros = now
         setState("streaming")
@@ -173,7 +173,7 @@ struct ProgressorControl {
     /// Battery every `batteryInterval`; STOP (and SLEEP) after `sessionGap` without effort activity.
     private mutating func checkStreaming() async {
         guard linkUp, state == "streaming" else { return }
-        let now = MonotonicClock.micros()
+        let now = DeviceConnection.hostMicros()
         let lastActivity = max(activity.lastEffortMicros, streamingSinceMicros)
         if now - lastActivity >= sessionGapMicros {
             stopTicker()

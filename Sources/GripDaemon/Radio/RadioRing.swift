@@ -1,4 +1,4 @@
-import Glibc
+import GripBlueZ
 import GripStream
 import Synchronization
 
@@ -38,7 +38,7 @@ final class RadioRing: Sendable {
     /// Control task: a command written to the control point, so the decoder knows what a response answers and
     /// START restarts the device clock. Pushed before the write goes out (a response cannot precede it).
     func pushWrite(_ bytes: [UInt8]) {
-        let now = MonotonicClock.micros()
+        let now = DeviceConnection.hostMicros()
         bytes.withUnsafeBytes { raw in
             producerLock.withLock { _ in
                 _ = ring.tryPush(kind: .write, handle: Self.controlHandle, hostMicros: now, value: raw)
@@ -58,7 +58,7 @@ final class RadioRing: Sendable {
     }
 
     private func push(waiting kind: RingEntryKind) {
-        let now = MonotonicClock.micros()
+        let now = DeviceConnection.hostMicros()
         producerLock.withLock { _ in
             _ = ring.pushWaiting(kind: kind, handle: 0, hostMicros: now, value: UnsafeRawBufferPointer(start: nil, count: 0))
         }
@@ -80,13 +80,4 @@ final class EffortActivity: Sendable {
 
     /// Host µs of the last effort start or end; 0 before the first.
     var lastEffortMicros: Int64 { lastMicros.load(ordering: .relaxed) }
-}
-
-/// `clock_gettime(CLOCK_MONOTONIC)` in µs: the time base of BlueZ notifications' `hostMicros`.
-enum MonotonicClock {
-    static func micros() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
-    }
 }

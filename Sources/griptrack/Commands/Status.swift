@@ -76,29 +76,10 @@ struct StatusReport: Encodable {
         var error: String?
     }
 
-    struct Device: Encodable {
-        var source: String?
-        var state: String?
-        var profile: String?
-        var name: String?
-        var address: String?
-        var batteryMv: Int?
-    }
-
-    struct Recording: Encodable {
-        var state: String
-        var explicit: Bool?
-        var saving: Bool?
-        var id: Int64?
-        var refusal: String?
-    }
-
-    struct Plan: Encodable {
-        var pro: Bool
-        var reason: String
-        var stored: Int?
-        var limit: Int?
-    }
+    // The daemon's STATUS objects, passed through as they were decoded.
+    typealias Device = DaemonMessage.StatusReport.Device
+    typealias Recording = DaemonMessage.StatusReport.Recorder
+    typealias Plan = DaemonMessage.StatusReport.AccessInfo
 
     /// The personal database's view of the plan, shown when the daemon is down.
     struct LocalPlan: Encodable {
@@ -120,17 +101,9 @@ struct StatusReport: Encodable {
     init(socket: String, version: DaemonMessage.Version, status: DaemonMessage.StatusReport) {
         daemon = Daemon(running: true, socket: socket, release: version.release,
                         proto: "\(version.protoMajor).\(version.protoMinor)")
-        if let reported = status.device {
-            device = Device(source: reported.source, state: reported.state, profile: reported.profile,
-                            name: reported.name, address: reported.address, batteryMv: reported.batteryMv)
-        }
-        if let recorder = status.recorder {
-            recording = Recording(state: recorder.state, explicit: recorder.explicit, saving: recorder.saving,
-                                  id: recorder.id, refusal: recorder.refusal)
-        }
-        if let access = status.access {
-            plan = Plan(pro: access.pro, reason: access.reason, stored: access.stored, limit: access.limit)
-        }
+        device = status.device
+        recording = status.recorder
+        plan = status.access
         clients = status.clients
     }
 
