@@ -7,7 +7,7 @@ import GripWire
 /// `DeviceClock` turns that into **stream microseconds**: an `Int64` timeline whose origin is the device time
 /// of the first sample's epoch, which only moves forward and advances by real elapsed time.
 ///
-/// Rules (`reference/devices.md` §1.3, DESIGN.md §4):
+/// Rules (`docs/segmentation.md`, device time):
 /// - Within an epoch, a backwards step whose forward-wrapped delta (`new + 2³² − previous`) is below
 ///   ``wrapWindowMicros`` (10 s) is a wrap: the epoch advances by 2³² µs.
 /// - Any other backwards step, or a sample after ``startNewEpoch()``, means the device clock restarted. The new

@@ -2,11 +2,11 @@
 ///
 /// Times are stream microseconds (``ForceSample/micros``, device time unwrapped by ``DeviceClock``). Forces are
 /// raw device values in kg (kilogram-force), **not** baseline-subtracted, as the Tindeq app reports them; the
-/// baseline is kept in ``baselineKg`` so callers can subtract it. Metric definitions: `reference/domain.md` §3
+/// baseline is kept in ``baselineKg`` so callers can subtract it. Metric definitions: `docs/segmentation.md`
 /// and ``EffortMetrics``.
 public struct Effort: Sendable, Equatable, Codable {
-    /// Start: interpolated upward crossing of baseline + on-level, or the first sample of a resumed stream if
-    /// force was already above it (stream µs).
+    /// Start: interpolated upward crossing of baseline + on-level, or the first sample of a stream that started
+    /// (or resumed) with the effort under way (stream µs; then ``openStart`` is `true`).
     public var startMicros: Int64
     /// End: interpolated downward crossing of baseline + off-level, or the last sample when the stream ended,
     /// was interrupted or the recording was stopped mid-effort (stream µs).
@@ -28,10 +28,13 @@ public struct Effort: Sendable, Equatable, Codable {
     public var impulseKgSeconds: Double
     /// The baseline the effort was cut against, frozen at its start (kg).
     public var baselineKg: Float
-    /// `true` when the effort was cut by the stream rather than by force falling below the off-level: still
-    /// above it at end of stream, interruption or explicit stop, or already above the on-level when a stream
-    /// resumed. Store it, but leave it out of protocol scores by default (`reference/domain.md` §5.5).
+    /// `true` when the stream cut the effort's end rather than force falling below the off-level: still above
+    /// it at end of stream, interruption or explicit stop. Its peak was measured and counts in the recording's
+    /// max; protocol scores that need a whole rep leave it out (`docs/segmentation.md`).
     public var open: Bool
+    /// `true` when the effort was already under way when the stream started (or resumed): its rise was not
+    /// seen, so ``startMicros`` is the first sample and RFD is usually undefined.
+    public var openStart: Bool
     /// Number of samples inside `[startMicros, endMicros]`.
     public var sampleCount: Int
 
@@ -41,7 +44,7 @@ public struct Effort: Sendable, Equatable, Codable {
     public init(
         startMicros: Int64, endMicros: Int64, durationMicros: Int64, peakKg: Float, peakMicros: Int64,
         meanKg: Float, timeToPeakMicros: Int64, rfdKgPerSecond: Double?, impulseKgSeconds: Double,
-        baselineKg: Float, open: Bool, sampleCount: Int
+        baselineKg: Float, openStart: Bool = false, open: Bool, sampleCount: Int
     ) {
         self.startMicros = startMicros
         self.endMicros = endMicros
@@ -54,6 +57,7 @@ public struct Effort: Sendable, Equatable, Codable {
         self.impulseKgSeconds = impulseKgSeconds
         self.baselineKg = baselineKg
         self.open = open
+        self.openStart = openStart
         self.sampleCount = sampleCount
     }
 
@@ -64,16 +68,50 @@ public struct Effort: Sendable, Equatable, Codable {
     ///   - startMicros: Effort start (stream µs).
     ///   - endMicros: Effort end (stream µs).
     ///   - baselineKg: Baseline the effort was cut against (kg).
-    ///   - open: Whether the stream cut the effort (see ``open``).
-    public init(metrics: EffortMetrics, startMicros: Int64, endMicros: Int64, baselineKg: Float, open: Bool) {
+    ///   - openStart: Whether the effort was under way when the stream started (see ``openStart``).
+    ///   - open: Whether the stream cut the effort's end (see ``open``).
+    public init(
+        metrics: EffortMetrics, startMicros: Int64, endMicros: Int64, baselineKg: Float, openStart: Bool = false,
+        open: Bool
+    ) {
         self.init(
             startMicros: startMicros, endMicros: endMicros,
             durationMicros: endMicros.saturatingSubtracting(startMicros), peakKg: metrics.peakKg,
             peakMicros: metrics.peakMicros, meanKg: metrics.meanKg, timeToPeakMicros: metrics.timeToPeakMicros,
             rfdKgPerSecond: metrics.rfdKgPerSecond, impulseKgSeconds: metrics.impulseKgSeconds,
-            baselineKg: baselineKg, open: open, sampleCount: metrics.sampleCount)
+            baselineKg: baselineKg, openStart: openStart, open: open, sampleCount: metrics.sampleCount)
     }
 
     /// Peak above the baseline (kg): how hard the effort pulled beyond any pre-load.
     public var peakAboveBaselineKg: Float { peakKg - baselineKg }
+
+    /// Whether the stream saw the effort whole: neither end open.
+    public var isComplete: Bool { !open && !openStart }
+
+    private enum CodingKeys: String, CodingKey {
+        case startMicros, endMicros, durationMicros, peakKg, peakMicros, meanKg, timeToPeakMicros
+        case rfdKgPerSecond, impulseKgSeconds, baselineKg, open, openStart, sampleCount
+    }
+
+    /// Decodes an effort; `openStart`, added later, defaults to `false`.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: `DecodingError` when a field is missing or has the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            startMicros: try c.decode(Int64.self, forKey: .startMicros),
+            endMicros: try c.decode(Int64.self, forKey: .endMicros),
+            durationMicros: try c.decode(Int64.self, forKey: .durationMicros),
+            peakKg: try c.decode(Float.self, forKey: .peakKg),
+            peakMicros: try c.decode(Int64.self, forKey: .peakMicros),
+            meanKg: try c.decode(Float.self, forKey: .meanKg),
+            timeToPeakMicros: try c.decode(Int64.self, forKey: .timeToPeakMicros),
+            rfdKgPerSecond: try c.decodeIfPresent(Double.self, forKey: .rfdKgPerSecond),
+            impulseKgSeconds: try c.decode(Double.self, forKey: .impulseKgSeconds),
+            baselineKg: try c.decode(Float.self, forKey: .baselineKg),
+            openStart: try c.decodeIfPresent(Bool.self, forKey: .openStart) ?? false,
+            open: try c.decode(Bool.self, forKey: .open),
+            sampleCount: try c.decode(Int.self, forKey: .sampleCount))
+    }
 }

@@ -1,4 +1,4 @@
-/// The per-effort metrics of `reference/domain.md` §3, computed from a force trace and an effort window.
+/// The per-effort metrics of `docs/segmentation.md`, computed from a force trace and an effort window.
 ///
 /// The trace is read as a piecewise-linear function F(t) through its samples (constant before the first and
 /// after the last sample). The effort window `[startMicros, endMicros]` is usually bounded by interpolated
@@ -80,7 +80,7 @@ public struct EffortMetrics: Sendable, Equatable {
         self.rfdKgPerSecond = Self.rfd2080(of: trace, count: rfdEnd, peakKg: peak)
     }
 
-    /// RFD 20–80 % exactly as `reference/domain.md` §3 defines it (reproduces the Tindeq app's `rfd2080`).
+    /// RFD 20–80 % exactly as `docs/segmentation.md` defines it (reproduces the Tindeq app's `rfd2080`).
     ///
     /// `0.6 · Fmax / (t80 − t20)` in kg/s, where Fmax is the raw (not baseline-subtracted) maximum of the trace,
     /// and t20, t80 are the linearly interpolated **first upward crossings** of 0.2·Fmax and 0.8·Fmax: the first

@@ -1,21 +1,29 @@
-/// Cuts a force stream into efforts and recordings (`reference/domain.md` §5, DESIGN.md §4).
+/// Cuts a force stream into efforts and recordings (the rules and why: `docs/segmentation.md`).
 ///
 /// Feed samples in stream-time order with ``ingest(micros:kilograms:emit:)``; the segmenter reports
 /// ``SegmentEvent``s through the `emit` callback as soon as they are known. It is a pure value: it reads no
 /// clock (time is the samples' stream microseconds from ``DeviceClock``), does no I/O and keeps no globals.
 ///
-/// **Baseline.** While idle, the baseline is the median of the idle samples of the last
-/// ``SegmenterSettings/baselineWindowMicros`` (1.5 s), so it follows a constant pre-load (≈ 5 kg) and slow
-/// drift but ignores the short rising edge of a pull. It is frozen during an effort, and after an effort (or an
-/// interruption) it stays frozen until the idle run is ``SegmenterSettings/baselineSettleMicros`` long, so the
-/// release tail cannot lift it. At the start of a stream the baseline follows every idle sample until the first
-/// idle run has settled.
+/// **Baseline.** A stream starts with the baseline at ``SegmenterSettings/baselinePriorKg`` (0 kg: the device
+/// was tared). Evidence at rest overrides it: once an idle run is ``SegmenterSettings/baselineSettleMicros``
+/// long, the baseline is the median of its samples of the last ``SegmenterSettings/baselineWindowMicros``
+/// (1.5 s), so it follows a constant pre-load (≈ 5 kg) and slow drift but ignores the short rising edge of a
+/// pull. It is frozen during an effort, and after an effort (or an interruption) it stays frozen until the idle
+/// run has settled again, so the release tail cannot lift it.
+///
+/// **A stream that starts loaded** (first sample at or above prior + off-level) is an effort already under way,
+/// open at its start — unless the stream shows that load at rest: force within ``SegmenterSettings/restBandKg``
+/// for ``SegmenterSettings/restEvidenceMicros`` at the lowest level seen so far. Then that level is a pre-load,
+/// becomes the baseline, and the samples so far are segmented again against it. Until one or the other is
+/// known (force falls below prior + off-level, the rest evidence, or the stream ends), nothing is emitted.
 ///
 /// **Efforts.** A candidate starts when force reaches baseline + ``SegmenterSettings/onAboveBaseline`` and ends
 /// when it falls below baseline + ``SegmenterSettings/offAboveBaseline`` (hysteresis); both crossing times are
 /// linearly interpolated between samples. A candidate is accepted once it has lasted
 /// ``SegmenterSettings/minimumDurationMicros`` and peaked at least
-/// ``SegmenterSettings/minimumPeakAboveBaseline`` above the baseline; otherwise it is chatter or a false start
+/// ``SegmenterSettings/minimumPeakAboveBaseline`` above the baseline, or — an explosive pull — lasted
+/// ``SegmenterSettings/shortEffortMinimumDurationMicros`` and peaked at least
+/// ``SegmenterSettings/shortEffortMinimumPeakAboveBaseline`` above it; otherwise it is chatter or a false start
 /// and nothing is reported. The effort's trace starts at its rising edge: the last idle sample at or below the
 /// baseline within ``SegmenterSettings/risingEdgeLookbackMicros`` before the on-crossing (or the oldest idle
 /// sample of the current idle run in that span), so RFD 20–80 % finds t20 below the on-level, also on a pre-load.
@@ -25,7 +33,7 @@
 /// started for ``SegmenterSettings/sessionGapMicros`` after the last effort's end (end = last effort end +
 /// post-roll, clamped to the last sample), at ``endOfStream(emit:)`` or at ``endRecording(emit:)``. When it
 /// closes, efforts whose peak above baseline is below ``SegmenterSettings/minimumPeakFractionOfRecordingMax`` of
-/// the best are removed as false starts. An explicit recording (``beginRecording(atMicros:emit:)``) ends only at
+/// the best are removed as bumps. An explicit recording (``beginRecording(atMicros:emit:)``) ends only at
 /// ``endRecording(emit:)`` or ``endOfStream(emit:)``, at the last sample.
 ///
 /// **Bad input never traps.** Non-finite forces and samples older than the previous one are skipped and counted
@@ -36,9 +44,6 @@ public struct EffortSegmenter: Sendable {
     /// How many idle samples are kept for the baseline median and the rising edge (≈ 11 s at the Progressor's
     /// ≈ 88 Hz). Preallocated.
     public static let idleHistoryCapacity = 1024
-    /// Settled idle samples between two recomputations of the baseline median.
-    static let medianRefreshInterval = 8
-    private var idleSamplesSinceMedian = 0
     /// Effort samples preallocated for (≈ 90 s at ≈ 88 Hz); longer efforts grow the buffer once, which is kept.
     public static let effortCapacity = 8192
 
@@ -56,6 +61,9 @@ public struct EffortSegmenter: Sendable {
         case idle
         /// Inside an effort candidate; the baseline is frozen.
         case effort
+        /// The stream started loaded: an effort under way or a pre-load, not yet known. Samples are kept in
+        /// `trace` and nothing is emitted (see ``OpeningLoad``).
+        case opening
         /// An effort was force-closed (explicit stop); no new effort until force falls below the off-level.
         case waitingForRelease
     }
@@ -65,10 +73,19 @@ public struct EffortSegmenter: Sendable {
         var explicit: Bool
     }
 
+    /// What is known of a stream that started loaded (valid while `phase == .opening`).
+    private struct OpeningLoad: Sendable {
+        /// Lowest force of the stream so far (kg).
+        var lowestKg: Float
+        /// The current run of samples within the rest band: its first sample's time and its force range.
+        var restRunStart: Int64
+        var restRunLowest: Float
+        var restRunHighest: Float
+    }
+
     private var phase = Phase.idle
+    private var opening = OpeningLoad(lowestKg: 0, restRunStart: 0, restRunLowest: 0, restRunHighest: 0)
     private var history: IdleHistory
-    /// Until the first idle run of a stream has settled, the baseline follows every idle sample.
-    private var baselineProvisional = true
     /// Time of the first sample of the current idle run (stream µs); `nil` outside one.
     private var idleRunStart: Int64? = nil
     /// Last sample of the current stream segment; `nil` at stream start and after an interruption.
@@ -83,7 +100,8 @@ public struct EffortSegmenter: Sendable {
     private var effortBaseline: Float = 0
     private var effortPeak: Float = 0
     private var effortAnnounced = false
-    private var effortTruncatedStart = false
+    /// The effort's rise was not seen (the stream started or resumed above the on-level).
+    private var effortOpenStart = false
 
     // The recording.
     private var recording: OpenRecording? = nil
@@ -136,13 +154,22 @@ public struct EffortSegmenter: Sendable {
         }
         closeRecordingAfterSessionGap(now: micros, emit: emit)
         if recordingFloor == nil { recordingFloor = micros }
+        segment(ForceSample(micros: micros, kilograms: kilograms), emit: emit)
+    }
 
-        let sample = ForceSample(micros: micros, kilograms: kilograms)
+    /// Runs one accepted sample through the phase machine.
+    private mutating func segment(_ sample: ForceSample, emit: (SegmentEvent) -> Void) {
         defer { last = sample }
+        let kilograms = sample.kilograms
         switch phase {
         case .idle:
             guard let baseline = baselineKg else {
-                appendIdle(sample)
+                baselineKg = settings.baselinePriorKg
+                if Double(kilograms) >= Double(settings.baselinePriorKg) + Double(settings.offAboveBaseline) {
+                    beginOpening(at: sample)
+                } else {
+                    appendIdle(sample)
+                }
                 return
             }
             if Double(kilograms) >= Double(baseline) + Double(settings.onAboveBaseline) {
@@ -151,16 +178,22 @@ public struct EffortSegmenter: Sendable {
                 appendIdle(sample)
             }
         case .effort:
-            let offLevel = Double(effortBaseline) + Double(settings.offAboveBaseline)
             trace.append(sample)
-            if Double(kilograms) < offLevel {
-                let end = last.map { Self.crossingTime(from: $0, to: sample, level: offLevel) } ?? micros
-                closeEffort(endMicros: end, open: effortTruncatedStart, emit: emit)
-                phase = .idle
-                appendIdle(sample)
+            if Double(kilograms) < Double(effortBaseline) + Double(settings.offAboveBaseline) {
+                endEffort(fallingAt: sample, emit: emit)
             } else {
                 if kilograms > effortPeak { effortPeak = kilograms }
-                announceIfAccepted(now: micros, emit: emit)
+                announceIfAccepted(now: sample.micros, emit: emit)
+            }
+        case .opening:
+            trace.append(sample)
+            if Double(kilograms) < Double(effortBaseline) + Double(settings.offAboveBaseline) {
+                // Force fell to rest below the starting load: that load was an effort under way.
+                endEffort(fallingAt: sample, emit: emit)
+            } else if let restKg = restLevel(after: sample) {
+                resolveAsPreload(restKg: restKg, emit: emit)
+            } else if kilograms > effortPeak {
+                effortPeak = kilograms
             }
         case .waitingForRelease:
             let baseline = baselineKg ?? kilograms
@@ -182,7 +215,7 @@ public struct EffortSegmenter: Sendable {
     /// - Parameter emit: Receives `effortEnded` (and `recordingStarted`/`effortStarted` if the cut effort is only
     ///   now accepted).
     public mutating func interruption(emit: (SegmentEvent) -> Void) {
-        if phase == .effort {
+        if phase == .effort || phase == .opening {
             closeEffort(endMicros: last?.micros ?? effortStart, open: true, emit: emit)
         }
         phase = .idle
@@ -199,7 +232,6 @@ public struct EffortSegmenter: Sendable {
         interruption(emit: emit)
         closeRecording(emit: emit)
         baselineKg = nil
-        baselineProvisional = true
         lastMicros = nil
         recordingFloor = nil
     }
@@ -232,7 +264,7 @@ public struct EffortSegmenter: Sendable {
     /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
     public mutating func endRecording(emit: (SegmentEvent) -> Void) {
         guard recording != nil else { return }
-        if phase == .effort {
+        if phase == .effort || phase == .opening {
             closeEffort(endMicros: last?.micros ?? effortStart, open: true, emit: emit)
             phase = .waitingForRelease
             idleRunStart = nil
@@ -243,19 +275,66 @@ public struct EffortSegmenter: Sendable {
     // MARK: - Baseline
 
     private mutating func appendIdle(_ sample: ForceSample) {
+        if idleRunStart == nil {
+            idleRunStart = sample.micros
+            history.resetWindow()
+        }
         history.append(micros: sample.micros, kilograms: sample.kilograms)
         let runStart = idleRunStart ?? sample.micros
-        idleRunStart = runStart
-        let settled = sample.micros.saturatingSubtracting(runStart) >= settings.baselineSettleMicros
-        if settled { baselineProvisional = false }
-        guard baselineProvisional || settled else { return }
-        // Once settled, the 1.5 s median moves slowly: refreshing it every 8th idle sample (≈90 ms) keeps the
-        // baseline as good and cuts the per-sample cost of the hot path about fourfold (Benchmarks/ Pipeline).
-        idleSamplesSinceMedian += 1
-        guard baselineProvisional || idleSamplesSinceMedian >= Self.medianRefreshInterval else { return }
-        idleSamplesSinceMedian = 0
+        guard sample.micros.saturatingSubtracting(runStart) >= settings.baselineSettleMicros else { return }
         let since = Swift.max(runStart, sample.micros.saturatingSubtracting(settings.baselineWindowMicros))
         if let median = history.median(since: since) { baselineKg = median }
+    }
+
+    // MARK: - A stream that starts loaded
+
+    private mutating func beginOpening(at sample: ForceSample) {
+        trace.removeAll(keepingCapacity: true)
+        trace.append(sample)
+        effortBaseline = settings.baselinePriorKg
+        effortStart = sample.micros
+        effortPeak = sample.kilograms
+        effortAnnounced = false
+        effortOpenStart = true
+        opening = OpeningLoad(
+            lowestKg: sample.kilograms, restRunStart: sample.micros, restRunLowest: sample.kilograms,
+            restRunHighest: sample.kilograms)
+        phase = .opening
+    }
+
+    /// The level the stream rests at, once the samples up to `sample` show it: within the rest band for the
+    /// rest-evidence time, at the lowest level seen; `nil` while there is no such evidence.
+    private mutating func restLevel(after sample: ForceSample) -> Float? {
+        let kg = sample.kilograms
+        opening.lowestKg = Swift.min(opening.lowestKg, kg)
+        let low = Swift.min(opening.restRunLowest, kg)
+        let high = Swift.max(opening.restRunHighest, kg)
+        if high - low > settings.restBandKg {
+            opening.restRunStart = sample.micros
+            opening.restRunLowest = kg
+            opening.restRunHighest = kg
+            return nil
+        }
+        opening.restRunLowest = low
+        opening.restRunHighest = high
+        guard sample.micros.saturatingSubtracting(opening.restRunStart) >= settings.restEvidenceMicros,
+            low - opening.lowestKg <= settings.restBandKg
+        else { return nil }
+        return (low + high) / 2
+    }
+
+    /// The starting load is a pre-load: it becomes the baseline and the samples so far are segmented again.
+    private mutating func resolveAsPreload(restKg: Float, emit: (SegmentEvent) -> Void) {
+        // Once per stream that starts loaded: the copy of the kept samples may allocate.
+        let kept = trace
+        trace.removeAll(keepingCapacity: true)
+        baselineKg = restKg
+        phase = .idle
+        last = nil
+        idleRunStart = nil
+        effortOpenStart = false
+        history.removeAll()
+        for sample in kept { segment(sample, emit: emit) }
     }
 
     // MARK: - Efforts
@@ -268,12 +347,12 @@ public struct EffortSegmenter: Sendable {
         if let previous = last {
             let onLevel = Double(baseline) + Double(settings.onAboveBaseline)
             effortStart = Self.crossingTime(from: previous, to: sample, level: onLevel)
-            effortTruncatedStart = false
+            effortOpenStart = false
             appendRisingEdge(before: effortStart, baseline: baseline)
         } else {
             // Resumed (or started) above the on-level: the rise was not seen.
             effortStart = sample.micros
-            effortTruncatedStart = true
+            effortOpenStart = true
         }
         trace.append(sample)
         idleRunStart = nil
@@ -307,8 +386,12 @@ public struct EffortSegmenter: Sendable {
     }
 
     private func isAcceptable(endMicros: Int64) -> Bool {
-        endMicros.saturatingSubtracting(effortStart) >= settings.minimumDurationMicros
-            && Double(effortPeak) >= Double(effortBaseline) + Double(settings.minimumPeakAboveBaseline)
+        let duration = endMicros.saturatingSubtracting(effortStart)
+        let peakAbove = Double(effortPeak) - Double(effortBaseline)
+        return (duration >= settings.minimumDurationMicros
+            && peakAbove >= Double(settings.minimumPeakAboveBaseline))
+            || (duration >= settings.shortEffortMinimumDurationMicros
+                && peakAbove >= Double(settings.shortEffortMinimumPeakAboveBaseline))
     }
 
     private mutating func announce(emit: (SegmentEvent) -> Void) {
@@ -323,6 +406,16 @@ public struct EffortSegmenter: Sendable {
         emit(.effortStarted(startMicros: effortStart))
     }
 
+    /// Force fell below the off-level at `sample` (already in `trace`): the effort ends at the interpolated
+    /// crossing and the sample starts an idle run.
+    private mutating func endEffort(fallingAt sample: ForceSample, emit: (SegmentEvent) -> Void) {
+        let offLevel = Double(effortBaseline) + Double(settings.offAboveBaseline)
+        let end = last.map { Self.crossingTime(from: $0, to: sample, level: offLevel) } ?? sample.micros
+        closeEffort(endMicros: end, open: false, emit: emit)
+        phase = .idle
+        appendIdle(sample)
+    }
+
     private mutating func closeEffort(endMicros: Int64, open: Bool, emit: (SegmentEvent) -> Void) {
         defer {
             trace.removeAll(keepingCapacity: true)
@@ -333,7 +426,8 @@ public struct EffortSegmenter: Sendable {
         guard let metrics = EffortMetrics(trace: trace, startMicros: effortStart, endMicros: end) else { return }
         if !effortAnnounced { announce(emit: emit) }
         let effort = Effort(
-            metrics: metrics, startMicros: effortStart, endMicros: end, baselineKg: effortBaseline, open: open)
+            metrics: metrics, startMicros: effortStart, endMicros: end, baselineKg: effortBaseline,
+            openStart: effortOpenStart, open: open)
         recordingEfforts.append(effort)
         lastEffortEnd = end
         firstSampleAfterProspectiveEnd = nil

@@ -1,7 +1,8 @@
 /// One recording (grip session): a run of efforts bounded by idle gaps, or an explicit `griptrack record`.
 ///
 /// Times are stream microseconds (``ForceSample/micros``). ``maxKg`` and ``averageKg`` are the recording's
-/// scores (DESIGN.md §4); like protocol scores they leave out ``Effort/open`` (truncated) efforts.
+/// scores (`docs/segmentation.md`): every measured peak counts in the max, open efforts included; the average
+/// is over the efforts seen whole.
 public struct Recording: Sendable, Equatable, Codable {
     /// First instant the recording covers: first effort start − pre-roll, clamped to the first sample seen
     /// since the previous recording; or the time passed to `beginRecording` (stream µs).
@@ -11,9 +12,11 @@ public struct Recording: Sendable, Equatable, Codable {
     public var endMicros: Int64
     /// The final efforts, in time order, after false starts were removed.
     public var efforts: [Effort]
-    /// Highest peak of the efforts that are not open (kg, raw); `nil` if there is none.
+    /// Highest effort peak (kg, raw), open efforts included: the force was measured. `nil` without efforts.
     public var maxKg: Float?
-    /// Mean of the peaks of the efforts that are not open (kg, raw); `nil` if there is none.
+    /// Mean of the peaks of the complete efforts (``Effort/isComplete``), or of all efforts when none is
+    /// complete (kg, raw); `nil` without efforts. A rep cut by the stream would pull the mean down by a peak it
+    /// may never have reached, so it counts only when nothing better exists.
     public var averageKg: Float?
     /// How many efforts were removed when the recording closed because their peak above baseline was below
     /// ``SegmenterSettings/minimumPeakFractionOfRecordingMax`` of the recording's best.
@@ -31,15 +34,16 @@ public struct Recording: Sendable, Equatable, Codable {
         self.endMicros = endMicros
         self.efforts = efforts
         self.falseStartsDropped = falseStartsDropped
-        var count = 0
-        var sum = 0.0
         var maximum: Float? = nil
-        for effort in efforts where !effort.open {
-            count += 1
-            sum += Double(effort.peakKg)
+        var complete = (count: 0, sum: 0.0)
+        var all = (count: 0, sum: 0.0)
+        for effort in efforts {
             maximum = Swift.max(maximum ?? effort.peakKg, effort.peakKg)
+            all = (all.count + 1, all.sum + Double(effort.peakKg))
+            if effort.isComplete { complete = (complete.count + 1, complete.sum + Double(effort.peakKg)) }
         }
+        let averaged = complete.count > 0 ? complete : all
         self.maxKg = maximum
-        self.averageKg = count > 0 ? Float(sum / Double(count)) : nil
+        self.averageKg = averaged.count > 0 ? Float(averaged.sum / Double(averaged.count)) : nil
     }
 }

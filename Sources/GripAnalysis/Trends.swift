@@ -1,4 +1,4 @@
-/// Progress across recordings (DESIGN.md §4, Pro): best and average per day and week, the least-squares slope,
+/// Progress across recordings (`docs/segmentation.md`, Pro): best and average per day and week, the least-squares slope,
 /// change against the first and the previous recording, and the personal best.
 ///
 /// Pure: the caller assigns each recording a **day key** (an integer day number in the user's calendar, e.g.

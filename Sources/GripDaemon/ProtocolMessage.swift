@@ -125,6 +125,7 @@ enum ProtocolMessage {
         line.add("impulse_kg_s", effort.impulseKgSeconds)
         line.add("baseline_kg", effort.baselineKg)
         line.add("open", effort.open)
+        line.add("open_start", effort.openStart)
     }
 
     private static func device(_ event: DeviceEvent) -> String {

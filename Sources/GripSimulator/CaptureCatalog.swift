@@ -3,11 +3,21 @@ import GripWire
 /// The simulated captures committed under `captures/`, each a realistic session that exercises one part of the
 /// replay pipeline. `griptrack simulate --all captures/` rewrites them; the golden test replays each.
 public enum CaptureCatalog {
-    /// One committed capture: its file stem, what it shows, and how it is made.
+    /// One committed capture: its file stem, what it shows, how it is made, and what a person watching the
+    /// session would count (independent of the segmenter: the golden test checks the replay against it).
     public struct Entry: Sendable {
         public var name: String
         public var summary: String
+        /// Efforts a person would count in the session (every pull, whole or cut by the capture).
+        public var expectedEfforts: Int
         public var session: ProgressorSession
+
+        init(name: String, summary: String, expectedEfforts: Int, session: ProgressorSession) {
+            self.name = name
+            self.summary = summary
+            self.expectedEfforts = expectedEfforts
+            self.session = session
+        }
     }
 
     private typealias Pull = ForceProgram.Pull
@@ -18,6 +28,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-repeaters",
             summary: "Six 7:3 repeaters at about 22 kg, battery and version read first (btmon, MTU 23)",
+            expectedEfforts: 6,
             session: ProgressorSession(seed: 11, steps: [
                 .connect(discover: true), .command(.battery), .command(.version), .command(.startMeasurement),
                 .stream(seconds: 64, ForceProgram(baseline: 0.3, driftPerMinute: 0.1, pulls:
@@ -27,6 +38,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-max-pulls",
             summary: "Three maximal pulls of 44-48 kg with 25 s rests (Android HCI snoop log)",
+            expectedEfforts: 3,
             session: ProgressorSession(datalink: .hciUART, seed: 12, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 70, ForceProgram(baseline: 0.4, pulls: [
@@ -39,6 +51,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-tare-offset",
             summary: "A ~5 kg pre-load the whole time (no tare), three 20 kg pulls on top of it",
+            expectedEfforts: 3,
             session: ProgressorSession(seed: 13, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 40, ForceProgram(baseline: 5.1, driftPerMinute: -0.3, pulls: [
@@ -50,6 +63,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-false-start",
             summary: "A 2.5 s false start barely over the on-level before and between three 30 kg pulls",
+            expectedEfforts: 3,
             session: ProgressorSession(datalink: .hciUART, seed: 14, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 52, ForceProgram(baseline: 0.3, pulls: [
@@ -63,6 +77,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-ends-mid-effort",
             summary: "Two pulls, then the capture stops during the third (no stop, no disconnect)",
+            expectedEfforts: 3,
             session: ProgressorSession(seed: 15, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 31, ForceProgram(baseline: 0.2, pulls: [
@@ -73,6 +88,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-two-sessions",
             summary: "Two sessions: pulls, the device stopped for 6 minutes, then pulls again",
+            expectedEfforts: 4,
             session: ProgressorSession(seed: 16, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 25, ForceProgram(baseline: 0.3, pulls: [
@@ -87,6 +103,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-mtu247",
             summary: "MTU 247: 30 samples per notification, each split into 27-byte ACL fragments",
+            expectedEfforts: 2,
             session: ProgressorSession(mtu: 247, aclDataLength: 27, seed: 17, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 30, ForceProgram(baseline: 0.3, pulls: [
@@ -97,6 +114,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-malformed",
             summary: "One frame of every malformed kind mixed between pulls, plus a stray DFU notification",
+            expectedEfforts: 2,
             session: ProgressorSession(seed: 18, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 10, ForceProgram(baseline: 0.3, pulls: [Pull(start: 3, hold: 4, peak: 24)])),
@@ -110,6 +128,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-reconnect",
             summary: "The link drops mid-pull (supervision timeout); reconnect from the GATT cache, time restarts",
+            expectedEfforts: 4,
             session: ProgressorSession(datalink: .hciUART, seed: 19, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 17, ForceProgram(baseline: 0.3, pulls: [
@@ -125,6 +144,7 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-u32-wrap",
             summary: "Capture started 71 minutes into a measurement (no discovery); the µs counter wraps mid-pull",
+            expectedEfforts: 2,
             session: ProgressorSession(seed: 20, steps: [
                 .setDeviceClock(UInt32.max - 4_000_000),
                 .stream(seconds: 20, ForceProgram(baseline: 0.5, pulls: [
@@ -134,12 +154,108 @@ public enum CaptureCatalog {
         Entry(
             name: "progressor-low-power",
             summary: "A pull, then the low-power warning during the second pull and the link drops",
+            expectedEfforts: 2,
             session: ProgressorSession(seed: 21, steps: [
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 14, ForceProgram(baseline: 0.3, pulls: [
                     Pull(start: 3, hold: 5, peak: 23), Pull(start: 12, hold: 8, peak: 24),
                 ])),
                 .lowPowerWarning, .disconnect(reason: 0x08),
+            ])),
+        Entry(
+            name: "progressor-rfd-pulls",
+            summary: "RFD test: three explosive pulls (up in ~0.15 s to 18-22 kg, released within 0.5 s), with threshold chatter and a knock between them",
+            expectedEfforts: 3,
+            session: ProgressorSession(seed: 22, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 27, ForceProgram(baseline: 0.3, driftPerMinute: 0.2, tremor: 0.4, pulls: [
+                    Pull(start: 3, rise: 0.15, hold: 0.12, fall: 0.18, peak: 20, fade: 0.05),
+                    // Hovering at the on-level: crosses it again and again but never pulls.
+                    Pull(start: 7, rise: 0.5, hold: 1.6, fall: 0.4, peak: 3.1, fade: 0),
+                    Pull(start: 11, rise: 0.14, hold: 0.2, fall: 0.2, peak: 22, fade: 0.05),
+                    // A knock on the device: high but far too short to be a pull.
+                    Pull(start: 15, rise: 0.03, hold: 0.02, fall: 0.04, peak: 14, fade: 0),
+                    Pull(start: 19, rise: 0.16, hold: 0.05, fall: 0.15, peak: 18, fade: 0.05),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "progressor-rfd-ends-loaded",
+            summary: "An RFD pull to 35 kg, still loaded when the capture stops 2.5 s in",
+            expectedEfforts: 1,
+            session: ProgressorSession(seed: 23, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 4.5, ForceProgram(baseline: 0.2, tremor: 0.8, pulls: [
+                    Pull(start: 2, rise: 0.2, hold: 5, peak: 35, fade: 0.05),
+                ])),
+            ])),
+        Entry(
+            name: "progressor-loaded-start-rep",
+            summary: "One repeaters rep as the app exports it: first sample ~5.5 kg mid-pull, 6.5-8 kg for 7 s, ends loaded",
+            expectedEfforts: 1,
+            session: ProgressorSession(seed: 24, steps: [
+                .setDeviceClock(180_000),
+                .stream(seconds: 7, ForceProgram(baseline: 0, tremor: 0.7, pulls: [
+                    Pull(start: -0.2, rise: 0.3, hold: 10, peak: 7.3, fade: 0),
+                ])),
+            ])),
+        Entry(
+            name: "progressor-endurance-loaded",
+            summary: "An endurance hold exported from 2.3 kg on the way up, to ~7 kg and held to the end (45 s)",
+            expectedEfforts: 1,
+            session: ProgressorSession(seed: 25, steps: [
+                .setDeviceClock(95_000),
+                .stream(seconds: 45, ForceProgram(baseline: 0, driftPerMinute: 0.05, tremor: 0.6, pulls: [
+                    Pull(start: -0.58, rise: 1.5, hold: 60, peak: 7, fade: 0.1),
+                ])),
+            ])),
+        Entry(
+            name: "progressor-low-force",
+            summary: "Light work from rest: wrist rotations and single-finger pulls peaking at 6-8 kg",
+            expectedEfforts: 5,
+            session: ProgressorSession(seed: 26, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 40, ForceProgram(baseline: 0.3, driftPerMinute: 0.15, tremor: 0.4, pulls: [
+                    Pull(start: 3, rise: 0.6, hold: 2.5, fall: 0.5, peak: 6.2),
+                    Pull(start: 10, rise: 0.5, hold: 3, fall: 0.4, peak: 7.5),
+                    Pull(start: 17, rise: 0.8, hold: 1.5, fall: 0.6, peak: 6.8),
+                    Pull(start: 24, rise: 0.5, hold: 4, fall: 0.5, peak: 7.8),
+                    Pull(start: 32, rise: 0.6, hold: 2, fall: 0.5, peak: 6.5),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "progressor-preload-short-rest",
+            summary: "A 4 kg hanging pre-load (no tare) that rests only 1 s before the first of three 20 kg pulls",
+            expectedEfforts: 3,
+            session: ProgressorSession(seed: 27, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 24, ForceProgram(baseline: 4.0, driftPerMinute: 0.1, tremor: 0.5, pulls: [
+                    Pull(start: 1, hold: 3, peak: 20), Pull(start: 8, hold: 3, peak: 21),
+                    Pull(start: 15, hold: 3, peak: 19),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "progressor-connect-mid-pull",
+            summary: "Connected while someone pulls 25 kg: the stream starts high, that pull ends, two more follow",
+            expectedEfforts: 3,
+            session: ProgressorSession(seed: 28, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 24, ForceProgram(baseline: 0.3, tremor: 0.8, pulls: [
+                    Pull(start: -2, hold: 4, peak: 25), Pull(start: 8, hold: 4, peak: 26),
+                    Pull(start: 16, hold: 4, peak: 24),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "progressor-critical-force",
+            summary: "A 24 x 7:3 critical-force set exported from mid-way up the first rep; peaks fall from ~38 to ~14 kg",
+            expectedEfforts: 24,
+            session: ProgressorSession(seed: 29, steps: [
+                .setDeviceClock(250_000),
+                .stream(seconds: 240, ForceProgram(baseline: 0.1, driftPerMinute: 0.1, tremor: 0.9, pulls:
+                    ForceProgram.repeaters(count: 24, start: -0.2, work: 7, rest: 3, peak: 38, fadePerRep: 0.0275))),
             ])),
     ]
 }

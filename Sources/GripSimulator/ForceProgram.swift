@@ -1,8 +1,12 @@
+import Foundation
+
 /// What the simulated hand does to the device over one stretch of streaming: a resting baseline (tare offset
 /// plus drift) and a list of pulls.
 ///
-/// The shape of a pull follows public Progressor traces in general terms (`reference/devices.md` §1.4,
-/// `reference/domain.md` §5): a smooth rise over a few hundred ms, a slightly fading hold, a quicker release.
+/// The shape of a pull follows public Progressor traces in general terms (`docs/segmentation.md`): a smooth rise
+/// over a few hundred ms, a slightly fading hold, a quicker release. A hand is not a dead weight: with
+/// ``tremor`` set, force under load wanders slowly and shakes (as real holds do, ±0.5–1 kg at 7 kg), while a
+/// resting device shows only the sensor's ``noise``.
 public struct ForceProgram: Sendable {
     /// One pull, times in seconds from the start of the stretch.
     public struct Pull: Sendable {
@@ -24,6 +28,9 @@ public struct ForceProgram: Sendable {
             self.fade = fade
         }
 
+        /// Fraction of the peak this pull adds `t` seconds into the stretch (0 outside it).
+        func loadFraction(at t: Double) -> Double { peak > 0 ? force(at: t) / peak : 0 }
+
         /// Force above baseline `t` seconds into the stretch.
         func force(at t: Double) -> Double {
             let local = t - start
@@ -41,18 +48,37 @@ public struct ForceProgram: Sendable {
     public var driftPerMinute: Double
     /// Standard deviation of the sensor noise (kg).
     public var noise: Double
+    /// Amplitude of a hand's wander and tremor under full load (kg), scaled by how loaded the pull is; 0 (the
+    /// default) keeps older programs' output unchanged.
+    public var tremor: Double
     public var pulls: [Pull]
 
-    public init(baseline: Double = 0.2, driftPerMinute: Double = 0, noise: Double = 0.04, pulls: [Pull] = []) {
+    public init(
+        baseline: Double = 0.2, driftPerMinute: Double = 0, noise: Double = 0.04, tremor: Double = 0,
+        pulls: [Pull] = []
+    ) {
         self.baseline = baseline
         self.driftPerMinute = driftPerMinute
         self.noise = noise
+        self.tremor = tremor
         self.pulls = pulls
     }
 
-    /// Noise-free force `t` seconds into the stretch (kg).
+    /// Force `t` seconds into the stretch before sensor noise (kg).
     func force(at t: Double) -> Double {
-        pulls.reduce(baseline + driftPerMinute * t / 60) { $0 + $1.force(at: t) }
+        var total = baseline + driftPerMinute * t / 60
+        for pull in pulls {
+            total += pull.force(at: t)
+            if tremor > 0 {
+                // Deterministic, so a capture renders the same bytes everywhere: a slow wander, a faster sway
+                // and physiological tremor (≈ 8–9 Hz), each with a phase of its own per pull.
+                let phase = pull.start * 1.37
+                let shake = 0.55 * sin(2 * .pi * 0.45 * t + phase) + 0.3 * sin(2 * .pi * 1.7 * t + 2 * phase)
+                    + 0.15 * sin(2 * .pi * 8.5 * t + 3 * phase)
+                total += tremor * pull.loadFraction(at: t) * shake
+            }
+        }
+        return total
     }
 
     /// Pulls at a fixed cadence: `count` pulls of `work` seconds, `rest` seconds apart, starting at `start`.

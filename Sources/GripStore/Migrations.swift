@@ -131,6 +131,11 @@ enum Migrations {
             )
         }
 
+        // An effort may be open at its start (the stream began mid-pull) as well as at its end.
+        migrator.registerMigration("v2 efforts open at their start") { db in
+            try db.execute(sql: "ALTER TABLE effort ADD COLUMN isOpenStart BOOLEAN NOT NULL DEFAULT 0")
+        }
+
         return migrator
     }
 }

@@ -17,7 +17,7 @@ extension StoredEffort {
             peakKilograms: Double(effort.peakKg), meanKilograms: Double(effort.meanKg),
             durationMicros: effort.durationMicros, timeToPeakMicros: effort.timeToPeakMicros,
             rfdKilogramsPerSecond: effort.rfdKgPerSecond, impulseKilogramSeconds: effort.impulseKgSeconds,
-            baselineKilograms: Double(effort.baselineKg), isOpen: effort.open)
+            baselineKilograms: Double(effort.baselineKg), isOpenStart: effort.openStart, isOpen: effort.open)
     }
 }
 
@@ -32,7 +32,8 @@ extension Effort {
             peakKg: Float(stored.peakKilograms), peakMicros: stored.startMicros + stored.timeToPeakMicros,
             meanKg: Float(stored.meanKilograms), timeToPeakMicros: stored.timeToPeakMicros,
             rfdKgPerSecond: stored.rfdKilogramsPerSecond, impulseKgSeconds: stored.impulseKilogramSeconds,
-            baselineKg: Float(stored.baselineKilograms), open: stored.isOpen, sampleCount: 0)
+            baselineKg: Float(stored.baselineKilograms), openStart: stored.isOpenStart, open: stored.isOpen,
+            sampleCount: 0)
     }
 }
 
@@ -40,7 +41,7 @@ extension RecordingSummaryValues {
     /// The summary of an analysed recording.
     ///
     /// - Parameters:
-    ///   - recording: The recording (its max and average leave out open efforts).
+    ///   - recording: The recording (max over every effort, average over the complete ones).
     ///   - endedAt: Host wall-clock end time.
     public init(_ recording: Recording, endedAt: Date) {
         self.init(
@@ -64,13 +65,13 @@ public struct AnalysedRecording: Sendable, Equatable {
 public struct RecordingStatistics: Sendable, Equatable {
     /// Recordings counted.
     public var recordings: Int
-    /// Efforts counted (open efforts excluded).
+    /// Efforts counted, open ones included.
     public var efforts: Int
     /// Samples stored in those recordings.
     public var samples: Int
     /// Highest effort peak (kg); `nil` without efforts.
     public var maxKilograms: Double?
-    /// Mean of the effort peaks (kg); `nil` without efforts.
+    /// Mean of the peaks of the complete efforts, or of all when none is complete (kg); `nil` without efforts.
     public var averageKilograms: Double?
     /// Start of the oldest and newest recording counted.
     public var first: Date?
@@ -129,7 +130,8 @@ extension RecordingStore {
             var efforts: [Int64: [Effort]] = [:]
             let effortSQL = """
                 SELECT recordingId, startMicros, endMicros, peakKilograms, meanKilograms, durationMicros,
-                       timeToPeakMicros, rfdKilogramsPerSecond, impulseKilogramSeconds, baselineKilograms, isOpen
+                       timeToPeakMicros, rfdKilogramsPerSecond, impulseKilogramSeconds, baselineKilograms, isOpen,
+                       isOpenStart
                 FROM effort
                 """
             let filter = limit == nil ? "" : " WHERE recordingId IN (SELECT id FROM recording ORDER BY startedAt DESC, id DESC\(limitClause))"
@@ -141,7 +143,7 @@ extension RecordingStore {
                     startMicros: start, endMicros: row[2], durationMicros: row[5], peakKg: Float(row[3] as Double),
                     peakMicros: start + timeToPeak, meanKg: Float(row[4] as Double), timeToPeakMicros: timeToPeak,
                     rfdKgPerSecond: row[7], impulseKgSeconds: row[8], baselineKg: Float(row[9] as Double),
-                    open: row[10], sampleCount: 0)
+                    openStart: row[11], open: row[10], sampleCount: 0)
                 efforts[row[0], default: []].append(effort)
             }
             return rows.reversed().map { row in
@@ -162,7 +164,8 @@ extension RecordingStore {
     /// Max and average over the newest recordings.
     ///
     /// - Parameter limit: How many of the newest; `nil` for all (a free account passes 5: what its history shows).
-    /// - Returns: Counts, highest effort peak and mean effort peak, open efforts excluded.
+    /// - Returns: Counts, highest effort peak (open efforts included: the force was measured) and mean peak of
+    ///   the complete efforts (of all, when none is complete), as ``Recording`` defines them.
     /// - Throws: An SQLite error.
     public func statistics(limit: Int?) throws(GripStoreError) -> RecordingStatistics {
         try read("compute statistics") { db in
@@ -173,8 +176,10 @@ extension RecordingStore {
             let efforts = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT COUNT(*), MAX(peakKilograms), AVG(peakKilograms) FROM effort
-                    WHERE NOT isOpen\(limit == nil ? "" : " AND recordingId IN (SELECT id FROM (\(scope)))")
+                    SELECT COUNT(*), MAX(peakKilograms),
+                           COALESCE(AVG(CASE WHEN NOT isOpen AND NOT isOpenStart THEN peakKilograms END),
+                                    AVG(peakKilograms))
+                    FROM effort\(limit == nil ? "" : " WHERE recordingId IN (SELECT id FROM (\(scope)))")
                     """)
             return RecordingStatistics(
                 recordings: recordings?[0] ?? 0, efforts: efforts?[0] ?? 0, samples: recordings?[1] ?? 0,

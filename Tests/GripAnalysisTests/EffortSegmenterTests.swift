@@ -45,7 +45,7 @@ private func summary(_ event: SegmentEvent) -> String {
         return "effort+ \(seconds(start))"
     case .effortEnded(let e):
         return "effort- \(seconds(e.startMicros))–\(seconds(e.endMicros)) peak \(kg(e.peakKg)) base \(kg(e.baselineKg))"
-            + (e.open ? " open" : "")
+            + (e.openStart ? " open-start" : "") + (e.open ? " open" : "")
     case .recordingEnded(let r):
         return "recording- \(seconds(r.startMicros))–\(seconds(r.endMicros)) efforts \(r.efforts.count)"
             + " dropped \(r.falseStartsDropped)"
@@ -57,7 +57,7 @@ private func kind(_ event: SegmentEvent) -> String {
     switch event {
     case .recordingStarted: "recording+"
     case .effortStarted: "effort+"
-    case .effortEnded(let e): e.open ? "effort- open" : "effort-"
+    case .effortEnded(let e): "effort-" + (e.openStart ? " open-start" : "") + (e.open ? " open" : "")
     case .recordingEnded: "recording-"
     }
 }
@@ -140,6 +140,8 @@ struct EffortSegmenterTests {
 
     @Test("a false start barely above the on-level is not reported, a weak one is dropped when the recording closes")
     func falseStartsAreDropped() {
+        var settings = SegmenterSettings()
+        settings.minimumPeakFractionOfRecordingMax = 0.25
         var signal = SyntheticForce(restingKg: 0.5)
         signal.hold(seconds: 3)
         signal.pull(peakKg: 30.5)  // 3.0–6.9: on 3.040, off 6.875
@@ -147,13 +149,14 @@ struct EffortSegmenterTests {
         // 2 s false start, 4 kg above rest (< 5 kg minimum peak): never reported.
         signal.pull(peakKg: 4.5, riseSeconds: 0.4, holdSeconds: 2, fallSeconds: 0.5)  // 11.9–14.8
         signal.hold(seconds: 5)
-        // 2 s false start, 6 kg above rest: reported live, but 6 < 0.25 · 30 so the recording drops it.
+        // 2 s false start, 6 kg above rest: reported live, but 6 < 0.25 · 30 so the recording drops it (with the
+        // default 10 % it would be kept: see lightWorkBesideMaximalPulls).
         // On at 19.8 + 0.4 · 3/6 = 20.0 s; off at 22.2 + 0.5 · 4.5/6 = 22.575 s.
         signal.pull(peakKg: 6.5, riseSeconds: 0.4, holdSeconds: 2, fallSeconds: 0.5)  // 19.8–22.7
         signal.hold(seconds: 5)
         signal.pull(peakKg: 30.5)  // 27.7–31.6: on 27.740, off 31.575
         signal.hold(seconds: 5)
-        let events = run(signal.samples())
+        let events = run(signal.samples(), settings: settings)
         #expect(events.map(summary) == [
             "recording+ 1.040",
             "effort+ 3.040",
@@ -167,21 +170,58 @@ struct EffortSegmenterTests {
         #expect(recordings(events)[0].efforts.map(\.startMicros) == [3_040_000, 27_740_000])
     }
 
-    @Test("a pulse shorter than the minimum duration is not an effort")
-    func shortPulseIsDropped() {
+    @Test("a pulse shorter than 1 s is an effort only when it is explosive (≥ 10 kg up); a knock is not")
+    func shortPulses() {
         var signal = SyntheticForce(restingKg: 0.5)
         signal.hold(seconds: 3)
-        // 30 kg pulse: on at 3.0 + 0.2 · 3/30 = 3.02 s, off at 3.5 + 0.2 · 28.5/30 = 3.69 s: 0.67 s long.
+        // 7.5 kg above rest for ≈ 0.6 s: enough for a long effort's peak, too low for a short one.
+        signal.pull(peakKg: 8, riseSeconds: 0.2, holdSeconds: 0.3, fallSeconds: 0.2)
+        signal.hold(seconds: 5)
+        // 30 kg pulse: on at 8.7 + 0.2 · 3/30 = 8.72 s, off at 9.2 + 0.2 · 28.5/30 = 9.39 s: 0.67 s long.
         signal.pull(peakKg: 30.5, riseSeconds: 0.2, holdSeconds: 0.3, fallSeconds: 0.2)
         signal.hold(seconds: 5)
-        signal.pull(peakKg: 30.5)  // 8.7–12.6: on 8.740, off 12.575
+        // A knock: 30 kg but above the on-level for < 0.1 s.
+        signal.pull(peakKg: 30.5, riseSeconds: 0.04, holdSeconds: 0.02, fallSeconds: 0.04)
         signal.hold(seconds: 3)
         #expect(run(signal.samples()).map(summary) == [
-            "recording+ 6.740",
-            "effort+ 8.740",
-            "effort- 8.740–12.575 peak 30.5 base 0.5",
-            "recording- 6.740–14.575 efforts 1 dropped 0",
+            "recording+ 6.720",
+            "effort+ 8.720",
+            "effort- 8.720–9.390 peak 30.5 base 0.5",
+            "recording- 6.720–11.390 efforts 1 dropped 0",
         ])
+    }
+
+    @Test("an RFD pull (20 kg in 0.15 s, released at once) gives peak, time to peak and rfd2080")
+    func explosivePull() {
+        var signal = SyntheticForce(restingKg: 0.5)
+        signal.hold(seconds: 3)
+        signal.ramp(to: 20.5, seconds: 0.15)  // 133.3 kg/s
+        signal.ramp(to: 0.5, seconds: 0.3)
+        signal.hold(seconds: 3)
+        let efforts = endedEfforts(run(signal.samples()))
+        try? #require(efforts.count == 1)
+        guard let effort = efforts.first else { return }
+        #expect(abs(effort.peakKg - 20.5) < 1.5)  // the sample nearest the ramp's top (11.4 ms apart)
+        // On-crossing 3.0 kg up the ramp (22.5 ms in); the peak ≤ 150 ms in.
+        #expect(abs(Double(effort.timeToPeakMicros) - 127_500) <= 12_000)
+        // t20 and t80 lie on the linear ramp, so rfd2080 = 0.6 · Fmax / (0.6 · Fmax / slope) = the slope.
+        #expect(abs((effort.rfdKgPerSecond ?? 0) - 133.33) < 1)
+        #expect(!effort.open && !effort.openStart)
+    }
+
+    @Test("light work (6–8 kg) is kept beside maximal pulls in one recording")
+    func lightWorkBesideMaximalPulls() {
+        var signal = SyntheticForce(restingKg: 0.3)
+        signal.hold(seconds: 3)
+        for peak: Float in [6.5, 7.8, 6.9] {
+            signal.pull(peakKg: peak, riseSeconds: 0.6, holdSeconds: 2, fallSeconds: 0.5)
+            signal.hold(seconds: 4)
+        }
+        signal.pull(peakKg: 48)
+        signal.hold(seconds: 4)
+        let recordings = recordings(run(signal.samples()))
+        #expect(recordings.count == 1)
+        #expect(recordings.first?.efforts.map { kg($0.peakKg) } == ["6.5", "7.8", "6.9", "48.0"])
     }
 
     @Test("on a noisy 5 kg pre-load the efforts are still found and keep a 5 kg baseline")
@@ -241,8 +281,9 @@ struct EffortSegmenterTests {
             "effort- 3.040–5.392 peak 30.5 base 0.5 open",
             "recording- 1.040–5.392 efforts 1 dropped 0",
         ])
-        // An open effort is kept but left out of the recording's scores.
-        #expect(recordings(events)[0].maxKg == nil)
+        // Its peak was measured: it is the recording's max, and its average while no effort is complete.
+        #expect(recordings(events)[0].maxKg == 30.5)
+        #expect(recordings(events)[0].averageKg == 30.5)
     }
 
     @Test("an interruption mid-effort closes it as open, keeps the recording, and the resumed stream continues it")
@@ -268,12 +309,90 @@ struct EffortSegmenterTests {
             "effort+ 3.040",
             "effort- 3.040–5.392 peak 30.5 base 0.5 open",
             "effort+ 8.003",
-            "effort- 8.003–9.475 peak 30.5 base 0.5 open",
+            "effort- 8.003–9.475 peak 30.5 base 0.5 open-start",
             "effort+ 14.540",
             "effort- 14.540–18.375 peak 30.5 base 0.5",
             "recording- 1.040–20.375 efforts 3 dropped 0",
         ])
         #expect(recordings(events)[0].maxKg == 30.5)
+    }
+
+    @Test("max counts open efforts; the average is over the complete ones")
+    func maxAndAverageWithOpenEfforts() {
+        var signal = SyntheticForce(restingKg: 0.5)
+        signal.hold(seconds: 3)
+        signal.pull(peakKg: 20.5)
+        signal.hold(seconds: 4)
+        signal.pull(peakKg: 24.5)
+        signal.hold(seconds: 4)
+        signal.ramp(to: 35.5, seconds: 0.3)
+        signal.hold(seconds: 2)  // the stream ends loaded
+        let recording = recordings(run(signal.samples())).first
+        #expect(recording?.efforts.map(\.open) == [false, false, true])
+        #expect(recording?.maxKg == 35.5)
+        #expect(recording?.averageKg == 22.5)
+    }
+
+    @Test("a stream that starts mid-pull gives an effort open at its start, then later pulls on the real rest")
+    func streamStartsMidPull() {
+        // A hand, not a dead weight: the force wavers by ±1 kg (a flat 22 kg would be taken for a pre-load).
+        var signal = SyntheticForce(restingKg: 22)
+        for _ in 0..<2 {
+            signal.ramp(to: 23, seconds: 0.25)
+            signal.ramp(to: 21, seconds: 0.5)
+            signal.ramp(to: 22, seconds: 0.25)
+        }
+        signal.ramp(to: 0.5, seconds: 0.5)  // off-crossing (prior 0 + 1.5 kg) at 2 + 0.5 · 20.5/21.5 s
+        signal.hold(seconds: 4)
+        signal.pull(peakKg: 25.5)  // 6.5–10.4: on at 6.5 + 0.4 · 3/25 = 6.548, off 9.9 + 0.5 · 23.5/25 = 10.370
+        signal.hold(seconds: 4)
+        let events = run(signal.samples())
+        #expect(events.map(summary) == [
+            "recording+ 0.000",
+            "effort+ 0.000",
+            "effort- 0.000–2.477 peak 23.0 base 0.0 open-start",
+            "effort+ 6.548",
+            "effort- 6.548–10.370 peak 25.5 base 0.5",
+            "recording- 0.000–12.370 efforts 2 dropped 0",
+        ])
+    }
+
+    @Test("a stream that starts on a constant pre-load takes it as the baseline, even with only 1 s of rest first")
+    func preloadWithShortFirstRest() {
+        var signal = SyntheticForce(restingKg: 4)
+        signal.noiseKg = 0.05
+        signal.hold(seconds: 1)
+        for _ in 0..<3 {
+            signal.pull(peakKg: 24)
+            signal.hold(seconds: 3)
+        }
+        let efforts = endedEfforts(run(signal.samples()))
+        #expect(efforts.count == 3)
+        #expect(efforts.allSatisfy { abs($0.baselineKg - 4) < 0.1 && $0.isComplete })
+        #expect(efforts.first.map { abs(Double($0.startMicros) - 1_060_000) < 15_000 } == true)
+    }
+
+    @Test("a load that starts low and is then held dead steady is an effort, not a pre-load at the hold")
+    func steadyHoldFromALowStart() {
+        var signal = SyntheticForce(restingKg: 2.3)
+        signal.ramp(to: 7, seconds: 1.5)
+        signal.hold(seconds: 20)  // flat: the 'lowest level seen' rule, not tremor, keeps it an effort
+        let events = run(signal.samples())
+        #expect(events.map(kind) == ["recording+", "effort+", "effort- open-start open", "recording-"])
+        #expect(endedEfforts(events).first?.peakKg == 7)
+    }
+
+    @Test("a held load with a hand's tremor from the first sample is an effort open at both ends")
+    func loadedFromStartToEnd() {
+        var signal = SyntheticForce(restingKg: 5.5)
+        signal.ramp(to: 7.2, seconds: 0.2)
+        for _ in 0..<12 {
+            signal.ramp(to: 7.9, seconds: 0.3)
+            signal.ramp(to: 6.6, seconds: 0.3)
+        }
+        let events = run(signal.samples())
+        #expect(events.map(kind) == ["recording+", "effort+", "effort- open-start open", "recording-"])
+        #expect(abs((recordings(events).first?.maxKg ?? 0) - 7.9) < 0.01)
     }
 
     @Test("two sessions separated by more than the session gap are two recordings")

@@ -1,5 +1,6 @@
 import Foundation
 import GripSimulator
+import GripWire
 import GripStream
 import GripTestSupport
 import Testing
@@ -38,5 +39,32 @@ struct GoldenReplayTests {
         let committed = try Data(contentsOf: url)
         #expect(committed == Data(entry.session.render()),
                 "captures/\(name).btsnoop differs from the simulator: run `griptrack simulate --all -o captures`")
+    }
+
+    @Test("each simulated session gives the efforts a person would count, with float32-exact peaks", arguments: CaptureCatalog.all.map(\.name))
+    func personCountedEffortsAndExactPeaks(name: String) throws {
+        let entry = try #require(CaptureCatalog.all.first { $0.name == name })
+        let path = CaptureFixtures.capturesDirectory.appendingPathComponent("\(name).btsnoop").path
+        let report = try CaptureReplay.run(path: path)
+        let efforts = report.recordings.flatMap(\.efforts)
+        #expect(efforts.count == entry.expectedEfforts, "\(name): \(entry.summary)")
+
+        // Every float32 the device sent, read straight from the weight frames (code 0x01, then 8-byte samples:
+        // float32 kg, u32 µs), without the Progressor decoder or the segmenter.
+        var sent = Set<UInt32>()
+        _ = try CaptureFile.read(path: path) { event in
+            guard case .notification(_, _, let value, _) = event, value.count >= 2, value[0] == 0x01 else { return }
+            var offset = 2
+            while offset + 8 <= value.count {
+                sent.insert(value[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) })
+                offset += 8
+            }
+        }
+        let json = String(decoding: try report.jsonData(), as: UTF8.self)
+        for effort in efforts {
+            #expect(sent.contains(effort.peakKg.bitPattern), "\(name): peak \(effort.peakKg) is not a value the device sent")
+            // The shortest decimal that reads back as that float32, not a rounded one.
+            #expect(json.contains("\"peak_kg\" : \(effort.peakKg.description),"), "\(name): peak not written exactly")
+        }
     }
 }

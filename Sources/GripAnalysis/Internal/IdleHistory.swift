@@ -1,35 +1,57 @@
-/// A fixed-capacity ring of the most recent idle samples, with an allocation-free median.
+/// A fixed-capacity ring of the most recent idle samples, with a sliding-window median kept up to date as
+/// samples arrive.
+///
+/// Why a sorted window: the baseline is the median of the idle samples of the last 1.5 s, needed for every idle
+/// sample. Selecting it anew each time cost O(window) per sample and was a third of a long replay's time. The
+/// window's values are instead kept sorted: a sample enters and an expired one leaves by binary search and one
+/// short `memmove` (≤ a few hundred floats), and the median is read in O(1).
 ///
 /// Invariants: `micros` and `kilograms` always have `capacity` elements (allocated once in `init`); the live
-/// samples are the `count` slots ending just before `head`, oldest first; times are non-decreasing.
+/// samples are the `count` slots ending just before `head`, oldest first; times are non-decreasing. The window is
+/// the newest `windowCount` live samples, and `sorted` holds exactly their forces in ascending order.
 struct IdleHistory: Sendable {
     private var micros: [Int64]
     private var kilograms: [Float]
-    /// Scratch for the median's selection; capacity reserved in `init`, emptied with `keepingCapacity`.
-    private var scratch: [Float]
+    /// Forces of the window, ascending; capacity reserved in `init`, never grown.
+    private var sorted: [Float]
     private(set) var count = 0
     private var head = 0
+    private var windowCount = 0
     let capacity: Int
 
     init(capacity: Int) {
         self.capacity = Swift.max(1, capacity)
         micros = Array(repeating: 0, count: self.capacity)
         kilograms = Array(repeating: 0, count: self.capacity)
-        scratch = []
-        scratch.reserveCapacity(self.capacity)
+        sorted = []
+        sorted.reserveCapacity(self.capacity)
     }
 
-    /// Appends one sample, dropping the oldest when full. HOT PATH: no allocation.
+    /// Appends one sample to the ring and the window, dropping the oldest when full. HOT PATH: no allocation.
     mutating func append(micros time: Int64, kilograms kg: Float) {
+        if count == capacity, windowCount == capacity {
+            // The slot about to be overwritten is the window's oldest sample.
+            removeFromWindow(sample(age: capacity - 1).kilograms)
+        }
         micros[head] = time
         kilograms[head] = kg
         head = head + 1 == capacity ? 0 : head + 1
         count = Swift.min(count + 1, capacity)
+        sorted.insert(kg, at: Self.lowerBound(of: kg, in: sorted))
+        windowCount += 1
     }
 
+    /// Forgets every sample.
     mutating func removeAll() {
         count = 0
         head = 0
+        resetWindow()
+    }
+
+    /// Empties the window (a new idle run starts); the ring keeps its samples for the rising edge.
+    mutating func resetWindow() {
+        sorted.removeAll(keepingCapacity: true)
+        windowCount = 0
     }
 
     /// The `age`-th newest sample (0 = newest).
@@ -39,48 +61,35 @@ struct IdleHistory: Sendable {
         return ForceSample(micros: micros[index], kilograms: kilograms[index])
     }
 
-    /// Median (lower median for an even count) of the samples with `micros ≥ since`; `nil` if none.
-    /// HOT PATH: no allocation (selection in the reserved scratch buffer).
+    /// Median (lower median for an even count) of the window's samples with `micros ≥ since`; `nil` if none.
+    /// Samples older than `since` leave the window for good (`since` must not decrease between calls).
+    /// HOT PATH: no allocation; O(1) plus O(log n) per expired sample.
     mutating func median(since: Int64) -> Float? {
-        scratch.removeAll(keepingCapacity: true)
-        var age = 0
-        while age < count {
-            let sample = sample(age: age)
-            if sample.micros < since { break }
-            scratch.append(sample.kilograms)
-            age += 1
+        while windowCount > 0 {
+            let oldest = sample(age: windowCount - 1)
+            if oldest.micros >= since { break }
+            removeFromWindow(oldest.kilograms)
         }
-        guard !scratch.isEmpty else { return nil }
-        return Self.select(&scratch, rank: (scratch.count - 1) / 2)
+        guard windowCount > 0 else { return nil }
+        return sorted[(windowCount - 1) / 2]
     }
 
-    /// Quickselect (Hoare partition, middle pivot): the element of the given rank; reorders `values`.
-    private static func select(_ values: inout [Float], rank: Int) -> Float {
+    private mutating func removeFromWindow(_ kg: Float) {
+        let index = Self.lowerBound(of: kg, in: sorted)
+        // `kg` is in the window, so the lower bound finds an equal element (no NaN ever enters: the segmenter
+        // rejects non-finite forces before they reach the history).
+        if index < sorted.count { sorted.remove(at: index) }
+        windowCount -= 1
+    }
+
+    /// The first index whose value is not less than `value`.
+    private static func lowerBound(of value: Float, in values: [Float]) -> Int {
         var low = 0
-        var high = values.count - 1
+        var high = values.count
         while low < high {
-            let pivot = values[low + (high - low) / 2]
-            var i = low
-            var j = high
-            while i <= j {
-                while values[i] < pivot { i += 1 }
-                while values[j] > pivot { j -= 1 }
-                if i <= j {
-                    let swapped = values[i]  // not swapAt: unspecialized in debug builds, it allocates
-                    values[i] = values[j]
-                    values[j] = swapped
-                    i += 1
-                    j -= 1
-                }
-            }
-            if rank <= j {
-                high = j
-            } else if rank >= i {
-                low = i
-            } else {
-                return values[rank]
-            }
+            let middle = low + (high - low) / 2
+            if values[middle] < value { low = middle + 1 } else { high = middle }
         }
-        return values[rank]
+        return low
     }
 }

@@ -22,6 +22,8 @@ public struct StoredEffort: Sendable, Equatable {
     public var baselineKilograms: Double
     /// Whether the effort was still open when the stream ended (truncated).
     public var isOpen: Bool
+    /// Whether the effort was already under way when the stream started (its rise was not seen).
+    public var isOpenStart: Bool
 
     /// Creates an effort value.
     ///
@@ -29,7 +31,7 @@ public struct StoredEffort: Sendable, Equatable {
     public init(
         index: Int, startMicros: Int64, endMicros: Int64, peakKilograms: Double, meanKilograms: Double,
         durationMicros: Int64, timeToPeakMicros: Int64, rfdKilogramsPerSecond: Double?,
-        impulseKilogramSeconds: Double, baselineKilograms: Double, isOpen: Bool
+        impulseKilogramSeconds: Double, baselineKilograms: Double, isOpenStart: Bool = false, isOpen: Bool
     ) {
         self.index = index
         self.startMicros = startMicros
@@ -42,5 +44,6 @@ public struct StoredEffort: Sendable, Equatable {
         self.impulseKilogramSeconds = impulseKilogramSeconds
         self.baselineKilograms = baselineKilograms
         self.isOpen = isOpen
+        self.isOpenStart = isOpenStart
     }
 }

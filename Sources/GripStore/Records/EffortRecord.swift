@@ -16,6 +16,7 @@ struct EffortRecord: Codable, FetchableRecord, PersistableRecord {
     var impulseKilogramSeconds: Double
     var baselineKilograms: Double
     var isOpen: Bool
+    var isOpenStart: Bool
 
     init(recording: RecordingID, effort: StoredEffort) {
         recordingId = recording.rawValue
@@ -30,6 +31,7 @@ struct EffortRecord: Codable, FetchableRecord, PersistableRecord {
         impulseKilogramSeconds = effort.impulseKilogramSeconds
         baselineKilograms = effort.baselineKilograms
         isOpen = effort.isOpen
+        isOpenStart = effort.isOpenStart
     }
 
     var effort: StoredEffort {
@@ -37,7 +39,7 @@ struct EffortRecord: Codable, FetchableRecord, PersistableRecord {
             index: effortIndex, startMicros: startMicros, endMicros: endMicros, peakKilograms: peakKilograms,
             meanKilograms: meanKilograms, durationMicros: durationMicros, timeToPeakMicros: timeToPeakMicros,
             rfdKilogramsPerSecond: rfdKilogramsPerSecond, impulseKilogramSeconds: impulseKilogramSeconds,
-            baselineKilograms: baselineKilograms, isOpen: isOpen
+            baselineKilograms: baselineKilograms, isOpenStart: isOpenStart, isOpen: isOpen
         )
     }
 }

@@ -4,8 +4,9 @@ import GripWire
 
 /// The result of replaying one capture: the `griptrack replay --json` object (schema in `docs/replay-json.md`).
 ///
-/// Times are seconds from the first decoded sample, rounded to the microsecond; forces are kilograms rounded to
-/// the gram, so the golden files are stable across machines.
+/// Times are seconds from the first decoded sample, exact to the microsecond; forces are the device's float32
+/// kilograms, written as the shortest decimal that reads back as the same float32, so a script can compare them
+/// with the device's own values bit for bit.
 public struct ReplayReport: Codable, Sendable, Equatable {
     public struct Frames: Codable, Sendable, Equatable {
         public var total: Int
@@ -17,21 +18,22 @@ public struct ReplayReport: Codable, Sendable, Equatable {
     public struct EffortReport: Codable, Sendable, Equatable {
         public var startS: Double
         public var endS: Double
-        public var peakKg: Double
-        public var meanKg: Double
+        public var peakKg: Float
+        public var meanKg: Float
         public var timeToPeakS: Double
         public var rfdKgS: Double?
         public var impulseKgS: Double
-        public var baselineKg: Double
+        public var baselineKg: Float
+        public var openStart: Bool
         public var open: Bool
     }
 
     public struct RecordingReport: Codable, Sendable, Equatable {
         public var startS: Double
         public var endS: Double
-        /// Absent when every effort was open (open efforts do not count towards max and average).
-        public var maxKg: Double?
-        public var avgKg: Double?
+        /// Absent when the recording has no effort.
+        public var maxKg: Float?
+        public var avgKg: Float?
         public var falseStartsDropped: Int
         public var efforts: [EffortReport]
     }
@@ -85,12 +87,13 @@ extension ReplayReport.EffortReport {
     init(_ effort: Effort, origin: Int64) {
         startS = seconds(effort.startMicros - origin)
         endS = seconds(effort.endMicros - origin)
-        peakKg = kilograms(effort.peakKg)
-        meanKg = kilograms(effort.meanKg)
+        peakKg = effort.peakKg
+        meanKg = effort.meanKg
         timeToPeakS = seconds(effort.timeToPeakMicros)
-        rfdKgS = effort.rfdKgPerSecond.map { ($0 * 100).rounded() / 100 }
-        impulseKgS = (effort.impulseKgSeconds * 1000).rounded() / 1000
-        baselineKg = kilograms(effort.baselineKg)
+        rfdKgS = effort.rfdKgPerSecond
+        impulseKgS = effort.impulseKgSeconds
+        baselineKg = effort.baselineKg
+        openStart = effort.openStart
         open = effort.open
     }
 }
@@ -99,12 +102,11 @@ extension ReplayReport.RecordingReport {
     init(_ recording: Recording, origin: Int64) {
         startS = seconds(recording.startMicros - origin)
         endS = seconds(recording.endMicros - origin)
-        maxKg = recording.maxKg.map(kilograms)
-        avgKg = recording.averageKg.map(kilograms)
+        maxKg = recording.maxKg
+        avgKg = recording.averageKg
         falseStartsDropped = recording.falseStartsDropped
         efforts = recording.efforts.map { ReplayReport.EffortReport($0, origin: origin) }
     }
 }
 
 private func seconds(_ micros: Int64) -> Double { Double(micros) / 1_000_000 }
-private func kilograms(_ value: some BinaryFloatingPoint) -> Double { (Double(value) * 1000).rounded() / 1000 }
