@@ -65,14 +65,11 @@ public final class Daemon: Sendable {
         var controlHandle: UInt16?
         let source: any Service
         if let path = configuration.replayPath {
-            let survey: CaptureSurvey
+            let choice: ForceHandleChoice<TindeqProgressor>
             do {
-                survey = try CaptureSurvey.scan(path: path)
+                choice = try ForceHandleChooser.scan(path: path, option: nil)
             } catch {
                 throw .replay(error)
-            }
-            guard let choice = survey.chooseForceHandle(option: nil) else {
-                throw .replay(.noForceHandle(notifyingHandles: survey.notifyingHandles, hasDiscovery: !survey.gatt.isEmpty))
             }
             forceHandle = choice.handle
             controlHandle = choice.controlHandle

@@ -23,6 +23,47 @@ public enum CaptureCatalog {
     private typealias Pull = ForceProgram.Pull
     private static let quietLead = ForceProgram(baseline: 0.25, pulls: [])
 
+    /// Sessions too large to commit, rendered on demand for benchmarks (`griptrack simulate NAME`): a 73-minute
+    /// training session (the device's u32 µs clock wraps once) of warm-up, repeaters, max pulls, RFD pulls and
+    /// light work with long rests, noise, drift and tremor.
+    public static let benchmarks: [Entry] = [
+        Entry(
+            name: "progressor-long-73min",
+            summary: "A 73-minute training session: warm-up, 10 sets of repeaters, max and RFD pulls, light work",
+            expectedEfforts: 10 * 6 + 3 * 5 + 3 * 4 + 8,
+            session: ProgressorSession(seed: 73, steps: [
+                .connect(discover: true), .command(.battery), .command(.startMeasurement),
+                .stream(seconds: 73 * 60, ForceProgram(baseline: 0.3, driftPerMinute: 0.02, tremor: 0.6, pulls:
+                    longSessionPulls())),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+    ]
+
+    /// The pulls of the 73-minute session: a warm-up, then sixteen blocks of 265 s, each one exercise.
+    private static func longSessionPulls() -> [Pull] {
+        enum Block { case repeaters, maxPulls, rfdPulls }
+        let blocks: [Block] = [
+            .repeaters, .repeaters, .maxPulls, .rfdPulls, .repeaters, .repeaters, .maxPulls, .rfdPulls,
+            .repeaters, .repeaters, .maxPulls, .rfdPulls, .repeaters, .repeaters, .repeaters, .repeaters,
+        ]
+        // Warm-up: 8 light pulls of 6–9 kg.
+        var pulls = (0..<8).map { index in
+            Pull(start: 20 + Double(index) * 12, rise: 0.6, hold: 3, fall: 0.5, peak: 6 + Double(index % 4))
+        }
+        for (index, block) in blocks.enumerated() {
+            let start = 150 + Double(index) * 265
+            switch block {
+            case .repeaters:
+                pulls += ForceProgram.repeaters(count: 6, start: start, work: 7, rest: 3, peak: 22)
+            case .maxPulls:
+                pulls += (0..<5).map { Pull(start: start + Double($0) * 30, rise: 0.45, hold: 4, peak: 40 + Double($0)) }
+            case .rfdPulls:
+                pulls += (0..<4).map { Pull(start: start + Double($0) * 20, rise: 0.15, hold: 0.1, fall: 0.2, peak: 20) }
+            }
+        }
+        return pulls
+    }
+
     /// Every catalogued capture, in a stable order.
     public static let all: [Entry] = [
         Entry(

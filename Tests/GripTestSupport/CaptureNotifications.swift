@@ -24,9 +24,11 @@ public enum CaptureNotifications {
     public static func load(_ name: String, speed: Double = 1) throws -> Stream {
         precondition(speed > 0, "speed must be positive")
         let path = CaptureFixtures.url(name).path
-        let survey = try CaptureSurvey.scan(path: path)
-        guard let choice = survey.chooseForceHandle(option: nil) else {
-            throw FakeError(message: "\(name): no handle carries Progressor data frames")
+        let choice: ForceHandleChoice<TindeqProgressor>
+        do {
+            choice = try ForceHandleChooser.scan(path: path, option: nil)
+        } catch {
+            throw FakeError(message: "\(name): \(error)")
         }
         let profile = choice.profile
         var started = false

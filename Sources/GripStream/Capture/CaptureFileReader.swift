@@ -36,6 +36,14 @@ public struct CaptureSummary: Sendable, Equatable {
     }
 }
 
+/// How far reading a capture got: what was read, and the damage that stopped it, if any.
+public struct CaptureReadOutcome: Sendable {
+    /// Everything read before the end or the damage (datalink `.hciUART` when the header was unreadable).
+    public var summary: CaptureSummary
+    /// What stopped the read early; `nil` when the whole file was read.
+    public var error: CaptureError?
+}
+
 /// Reading btsnoop capture files.
 public enum CaptureFile {
     /// Streams a btsnoop file through `BtsnoopParser`, `chunkSize` bytes at a time (never the whole file at once).
@@ -51,14 +59,46 @@ public enum CaptureFile {
     public static func read(
         path: String, chunkSize: Int = 65536, emit: (CaptureEvent) -> Void
     ) throws(CaptureError) -> CaptureSummary {
+        let outcome = readToEnd(path: path, chunkSize: chunkSize, emit: emit)
+        if let error = outcome.error { throw error }
+        return outcome.summary
+    }
+
+    /// Streams a btsnoop file as ``read(path:chunkSize:emit:)`` does, but reports damage beside what was read
+    /// instead of throwing, and tells `afterChunk` the GATT layout discovered so far after every chunk (so a
+    /// reader can choose the force handle without a second pass).
+    ///
+    /// - Parameters:
+    ///   - path: the capture's path.
+    ///   - chunkSize: bytes per `read(2)`; values below 1 count as 1.
+    ///   - afterChunk: called after the events of each chunk, with the GATT layout learned so far.
+    ///   - emit: called with each event in file order, as soon as its record has been read.
+    /// - Returns: the summary of what was read and, if the read stopped early, why.
+    public static func readToEnd(
+        path: String, chunkSize: Int = 65536, afterChunk: (GATTDatabase) -> Void = { _ in },
+        emit: (CaptureEvent) -> Void
+    ) -> CaptureReadOutcome {
+        var parser = BtsnoopParser()
+        let error = feedFile(path: path, chunkSize: chunkSize, into: &parser, afterChunk: afterChunk, emit: emit)
+        let summary = CaptureSummary(
+            datalink: parser.datalink ?? .hciUART, records: parser.recordsRead, bytes: parser.bytesConsumed,
+            gatt: parser.gatt, firstRecordMicros: parser.firstRecordMicros,
+            droppedPartialPDUs: parser.droppedPartialPDUs)
+        return CaptureReadOutcome(summary: summary, error: error)
+    }
+
+    /// The read loop: returns the error that stopped it, or `nil` at a clean end of file.
+    private static func feedFile(
+        path: String, chunkSize: Int, into parser: inout BtsnoopParser, afterChunk: (GATTDatabase) -> Void,
+        emit: (CaptureEvent) -> Void
+    ) -> CaptureError? {
         // SAFETY: `path` is a Swift String bridged to a NUL-terminated C string for the duration of the call.
         let descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw CaptureError(.io("cannot open \(path): \(errorText(errno))"), byteOffset: 0)
+            return CaptureError(.io("cannot open \(path): \(errorText(errno))"), byteOffset: 0)
         }
         defer { _ = close(descriptor) }
 
-        var parser = BtsnoopParser()
         var buffer = [UInt8](repeating: 0, count: max(1, chunkSize))
         var offset: Int64 = 0
         while true {
@@ -73,7 +113,7 @@ public enum CaptureFile {
                 return result
             }
             if count < 0 {
-                throw CaptureError(
+                return CaptureError(
                     .io("cannot read \(path): \(errorText(errno))"),
                     recordNumber: parser.recordsRead + 1, byteOffset: offset)
             }
@@ -85,13 +125,15 @@ public enum CaptureFile {
             let result = unsafe chunk.withUnsafeBytes { bytes in
                 Result { () throws(CaptureError) in try unsafe parser.feed(bytes, emit: emit) }
             }
-            try result.get()
+            if case .failure(let error) = result { return error }
+            afterChunk(parser.gatt)
         }
-        try parser.finish()
-        return CaptureSummary(
-            datalink: parser.datalink ?? .hciUART, records: parser.recordsRead, bytes: parser.bytesConsumed,
-            gatt: parser.gatt, firstRecordMicros: parser.firstRecordMicros,
-            droppedPartialPDUs: parser.droppedPartialPDUs)
+        do {
+            try parser.finish()
+        } catch {
+            return error
+        }
+        return nil
     }
 
     /// The C library's message for an errno value, e.g. "No such file or directory".

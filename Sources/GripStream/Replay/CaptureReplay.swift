@@ -77,29 +77,18 @@ public enum CaptureReplay {
     public static func run(
         path: String, options: ReplayOptions = .init(), timedObserver: ((StreamOutput, _ hostMicros: Int64) -> Void)?
     ) throws(ReplayError) -> ReplayReport {
-        let survey = try CaptureSurvey.scan(path: path)
-        guard let choice = survey.chooseForceHandle(option: options.handle) else {
-            throw .noForceHandle(notifyingHandles: survey.notifyingHandles, hasDiscovery: !survey.gatt.isEmpty)
-        }
-        return run(path: path, choice: choice, survey: survey, options: options, observer: timedObserver)
-    }
-
-    private static func run<Profile: DeviceProfile>(
-        path: String, choice: ForceHandleChoice<Profile>, survey: CaptureSurvey, options: ReplayOptions,
-        observer: ((StreamOutput, Int64) -> Void)?
-    ) -> ReplayReport {
-        var processor = ForceStreamProcessor(
-            profile: choice.profile, forceHandle: choice.handle, controlHandle: choice.controlHandle,
-            settings: options.settings)
-        var builder = ReplayReportBuilder(profile: choice.profile.identifier)
         let ring = NotificationRing(capacityPowerOfTwo: 4096)
-        let damage = DamageBox()
+        let verdict = ProducerVerdict()
         let producer = Thread {
-            damage.set(feed(path: path, into: ring, speed: options.speed))
+            feed(path: path, option: options.handle, into: ring, speed: options.speed, verdict: verdict)
         }
         producer.name = "griptrack-replay-reader"
         producer.start()
 
+        // The producer publishes its choice before it pushes the first entry, so the ring's hand-off orders the
+        // two: once an entry has been popped, `verdict.choice` is final.
+        var pipeline: (processor: ForceStreamProcessor<TindeqProgressor>, choice: ForceHandleChoice<TindeqProgressor>)?
+        var builder = ReplayReportBuilder(profile: TindeqProgressor().identifier)
         var finished = false
         while !finished {
             ring.waitForData()
@@ -107,53 +96,106 @@ public enum CaptureReplay {
             // ring keeps the slot for the consumer.
             _ = unsafe ring.popBatch(max: 256) { entry in
                 if unsafe entry.kind == .endOfStream { finished = true }
+                if pipeline == nil {
+                    guard let choice = verdict.choice else { return }  // nothing to replay: only the end arrives
+                    pipeline = (
+                        ForceStreamProcessor(
+                            profile: choice.profile, forceHandle: choice.handle, controlHandle: choice.controlHandle,
+                            settings: options.settings),
+                        choice
+                    )
+                }
                 let hostMicros = unsafe entry.hostMicros
-                unsafe processor.process(kind: entry.kind, handle: entry.handle, hostMicros: hostMicros,
-                                         value: entry.value) { output in
+                unsafe pipeline?.processor.process(
+                    kind: entry.kind, handle: entry.handle, hostMicros: hostMicros, value: entry.value
+                ) { output in
                     builder.record(output)
-                    observer?(output, hostMicros)
+                    timedObserver?(output, hostMicros)
                 }
             }
         }
+        let outcome = verdict.outcome
+        guard let pipeline else { throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false) }
         return builder.report(
-            counters: processor.counters, clock: processor.clock,
-            forceHandle: .init(handle: hex(choice.handle), source: choice.source.rawValue),
-            capture: .init(datalink: survey.datalink, records: survey.records, bytes: survey.bytes,
-                           error: damage.get().map { "\($0)" }))
+            counters: pipeline.processor.counters, clock: pipeline.processor.clock,
+            forceHandle: .init(handle: hex(pipeline.choice.handle), source: pipeline.choice.source.rawValue),
+            capture: .init(
+                datalink: outcome.map { $0.summary.datalink.rawValue }, records: outcome?.summary.records ?? 0,
+                bytes: outcome?.summary.bytes ?? 0, error: outcome?.error.map { "\($0)" }))
     }
 
-    /// The producer: reads the file and pushes every event, pacing by capture time when asked; always ends with
-    /// an end-of-stream entry. Returns the capture's damage, if any.
-    private static func feed(path: String, into ring: NotificationRing, speed: ReplaySpeed) -> CaptureError? {
+    /// The producer: reads the file once, choosing the force handle on the way (events are held back until the
+    /// choice is certain), pushes every event, pacing by capture time when asked, and always ends with an
+    /// end-of-stream entry.
+    private static func feed(
+        path: String, option: UInt16?, into ring: NotificationRing, speed: ReplaySpeed, verdict: ProducerVerdict
+    ) {
         var pacer = Pacer(speed: speed)
-        var damage: CaptureError?
-        do {
-            _ = try CaptureFile.read(path: path) { event in
-                guard let entry = RingInput(event) else { return }
-                pacer.wait(untilCaptureMicros: entry.hostMicros)
-                // SAFETY: `bytes` is only read by `pushWaiting`, which copies it into a slot before returning.
-                _ = unsafe entry.value.withUnsafeBytes { bytes in
-                    unsafe ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
-                }
+        var chooser = ForceHandleChooser(option: option)
+        var held: [RingInput] = []
+        var chosen = false
+        func push(_ entry: RingInput) {
+            pacer.wait(untilCaptureMicros: entry.hostMicros)
+            // SAFETY: `bytes` is only read by `pushWaiting`, which copies it into a slot before returning.
+            _ = unsafe entry.value.withUnsafeBytes { bytes in
+                unsafe ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
             }
-        } catch {
-            damage = error
         }
+        func choose(_ choice: ForceHandleChoice<TindeqProgressor>?) {
+            guard let choice else { return }
+            verdict.choice = choice
+            chosen = true
+            for entry in held { push(entry) }
+            held = []
+        }
+        let outcome = CaptureFile.readToEnd(
+            path: path,
+            afterChunk: { gatt in if !chosen { choose(chooser.certainChoice(gatt: gatt)) } },
+            emit: { event in
+                guard let entry = RingInput(event) else { return }
+                if chosen {
+                    push(entry)
+                } else {
+                    chooser.observe(event)
+                    held.append(entry)
+                }
+            })
+        if !chosen {
+            choose(chooser.finalChoice(gatt: outcome.summary.gatt))
+            if !chosen {
+                verdict.failure = outcome.error.flatMap { chooser.sawNotifications ? nil : .unreadable($0) }
+                    ?? .noForceHandle(
+                        notifyingHandles: chooser.notifyingHandles, hasDiscovery: !outcome.summary.gatt.isEmpty)
+            }
+        }
+        verdict.outcome = outcome
         // SAFETY: an empty buffer; nothing is read from it.
         _ = unsafe ring.pushWaiting(
             kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
-        return damage
     }
 }
 
-/// The producer's verdict on the capture, handed to the consumer.
-private final class DamageBox: @unchecked Sendable {
-    // SAFETY: `value` is only read or written while holding `lock`.
+/// What the producer tells the consumer: the force handle it chose (before its first push), and how reading the
+/// capture ended (before the end-of-stream entry).
+private final class ProducerVerdict: @unchecked Sendable {
+    // SAFETY: every stored property is only read or written while holding `lock`.
     private let lock = NSLock()
-    private var value: CaptureError?
+    private var storedChoice: ForceHandleChoice<TindeqProgressor>?
+    private var storedFailure: ReplayError?
+    private var storedOutcome: CaptureReadOutcome?
 
-    func set(_ error: CaptureError?) { lock.withLock { value = error } }
-    func get() -> CaptureError? { lock.withLock { value } }
+    var choice: ForceHandleChoice<TindeqProgressor>? {
+        get { lock.withLock { storedChoice } }
+        set { lock.withLock { storedChoice = newValue } }
+    }
+    var failure: ReplayError? {
+        get { lock.withLock { storedFailure } }
+        set { lock.withLock { storedFailure = newValue } }
+    }
+    var outcome: CaptureReadOutcome? {
+        get { lock.withLock { storedOutcome } }
+        set { lock.withLock { storedOutcome = newValue } }
+    }
 }
 
 /// A capture event flattened to what a ring slot holds.

@@ -14,7 +14,7 @@ extension Griptrack {
                 """
         )
 
-        @Argument(help: "Session names to write (see --list).")
+        @Argument(help: "Session names to write (see --list; benchmark sessions are written only by name).")
         var names: [String] = []
 
         @Flag(help: "Write every catalogued session.")
@@ -35,11 +35,13 @@ extension Griptrack {
         func run() throws {
             if list {
                 for entry in CaptureCatalog.all { print("\(entry.name)\t\(entry.summary)") }
+                for entry in CaptureCatalog.benchmarks { print("\(entry.name)\t(benchmark) \(entry.summary)") }
                 return
             }
             let wanted = all ? CaptureCatalog.all.map(\.name) : names
             for name in wanted {
-                guard let entry = CaptureCatalog.all.first(where: { $0.name == name }) else {
+                guard let entry = (CaptureCatalog.all + CaptureCatalog.benchmarks).first(where: { $0.name == name })
+                else {
                     throw CLIExit.usage.fail("no session named \(name); `griptrack simulate --list` shows them")
                 }
                 let bytes = entry.session.render()
