@@ -281,9 +281,11 @@ public struct EffortSegmenter: Sendable {
         }
         history.append(micros: sample.micros, kilograms: sample.kilograms)
         let runStart = idleRunStart ?? sample.micros
-        guard sample.micros.saturatingSubtracting(runStart) >= settings.baselineSettleMicros else { return }
+        // The window is trimmed with every sample, settled or not, so it never holds more than 1.5 s.
         let since = Swift.max(runStart, sample.micros.saturatingSubtracting(settings.baselineWindowMicros))
-        if let median = history.median(since: since) { baselineKg = median }
+        let median = history.median(since: since)
+        guard sample.micros.saturatingSubtracting(runStart) >= settings.baselineSettleMicros else { return }
+        if let median { baselineKg = median }
     }
 
     // MARK: - A stream that starts loaded
