@@ -16,7 +16,10 @@ struct DaemonStoreTests {
         let identity = Mutex<(uid: UInt32, gids: [UInt32])?>(nil)
         func set(_ value: (uid: UInt32, gids: [UInt32])?) { identity.withLock { $0 = value } }
         var override: DaemonConfiguration.PeerOverride {
-            { uid, gids in self.identity.withLock { $0 } ?? (uid, gids) }
+            { uid, gids in
+                guard let value = self.identity.withLock({ $0 }) else { return (uid, gids) }
+                return (value.uid, value.gids)
+            }
         }
     }
 

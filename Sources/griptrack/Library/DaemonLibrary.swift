@@ -64,10 +64,10 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func row(_ id: RecordingID) throws -> RecordingRow? {
-        do {
-            return try show(id).0
-        } catch let exit as ExitCode where exit.rawValue == CLIExit.proRequired.rawValue {
-            return nil
+        switch try reply(["class": "SHOW", "id": id.rawValue], ShowReply.self) {
+        case .success(let reply): return try reply.recording.row()
+        case .failure(let refusal) where refusal.code == "pro_required": return nil  // hidden: delete may still free it
+        case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
         }
     }
 
@@ -114,6 +114,14 @@ final class DaemonLibrary: RecordingLibrary {
     /// Sends `request` and decodes its reply (the next line of `request["class"]`); an ERROR exits with the code
     /// its `code` names.
     private func ask<Reply: Decodable>(_ request: [String: Any], _ type: Reply.Type) throws -> Reply {
+        switch try reply(request, type) {
+        case .success(let reply): return reply
+        case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
+        }
+    }
+
+    /// Sends `request` and reads its reply, or the ERROR that answers it.
+    private func reply<Reply: Decodable>(_ request: [String: Any], _ type: Reply.Type) throws -> Result<Reply, Header> {
         try send(request)
         let name = request["class"] as? String ?? ""
         let decoder = JSONDecoder()
@@ -125,15 +133,14 @@ final class DaemonLibrary: RecordingLibrary {
             } catch {
                 throw error.exit.fail(error.description)
             }
-            guard let (_, line) = next else { throw DaemonClientError.closed.exit.fail(DaemonClientError.closed.description) }
+            guard let next else { throw DaemonClientError.closed.exit.fail(DaemonClientError.closed.description) }
+            let line = next.line
             let data = Data(line.utf8)
             guard let header = try? decoder.decode(Header.self, from: data) else { continue }
-            if header.class == "ERROR" {
-                throw Self.exit(for: header).fail(header.message ?? "griptrackd refused the request")
-            }
+            if header.class == "ERROR" { return .failure(header) }
             guard header.class == name else { continue }
             do {
-                return try decoder.decode(Reply.self, from: data)
+                return .success(try decoder.decode(Reply.self, from: data))
             } catch {
                 throw CLIExit.error.fail(DaemonClientError.malformed(line: line).description)
             }
@@ -152,7 +159,7 @@ final class DaemonLibrary: RecordingLibrary {
         }
     }
 
-    struct Header: Decodable {
+    struct Header: Decodable, Error {
         var `class`: String
         var message: String?
         var code: String?

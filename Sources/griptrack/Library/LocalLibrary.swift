@@ -67,7 +67,7 @@ struct LocalLibrary: RecordingLibrary {
 
     /// The row of a recording the plan shows: exit 1 when there is none, 3 when the free plan hides it.
     private func visibleRow(_ id: RecordingID) throws -> RecordingRow {
-        guard let row = try row(id) else {
+        guard let row = try self.row(id) else {
             throw CLIExit.error.fail(GripStoreError.recordingNotFound(id).description)
         }
         if let limit = try plan().visibleLimit {
