@@ -206,7 +206,7 @@ private struct RecordingObject: Decodable {
         return RecordingRow(
             id: RecordingID(rawValue: id), uuid: uuid, startedAt: Date(timeIntervalSince1970: startedAt),
             endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile,
-            hand: hand.flatMap(Hand.init(rawValue:)), label: label, state: state, maxKilograms: maxKg,
+            hand: hand.flatMap { GripStore.Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg,
             averageKilograms: avgKg, sampleCount: samples, effortCount: efforts)
     }
 }
