@@ -7,8 +7,8 @@ import GripWire
 import Logging
 import ServiceLifecycle
 
-/// `griptrackd`: a source feeding the ring, the consumer loop, the recorder, the socket server and the systemd
-/// notifier, run as one `ServiceGroup`.
+/// `griptrackd`: a source feeding the ring, the consumer loop, the recorder, the store reader (protocol 1.2 queries),
+/// the socket server and the systemd notifier, run as one `ServiceGroup`.
 ///
 /// Services start together and shut down in reverse order: the notifier says STOPPING=1, the source ends the
 /// stream, the consumer drains it (closing an open effort and recording), the recorder stores that last recording
@@ -109,15 +109,18 @@ public final class Daemon: Sendable {
         let authorization = Authorization(
             daemonUID: getuid(), watchGroupID: watchGroupID, watchGroupName: configuration.watchGroup,
             adminGroupID: adminGroupID, adminGroupName: configuration.adminGroup)
+        let reader = try StoreReader(
+            store: store, access: configuration.access, replies: recorderChannels.replies, logger: logger)
         let server = try SocketServer(
             configuration: configuration, authorization: authorization, fanOut: fanOut, status: status, gate: gate,
-            device: device, recorder: recorderChannels, logger: logger)
+            device: device, recorder: recorderChannels, reader: reader,
+            importer: SignedDataImporter(config: configuration.file), logger: logger)
         let notifier = SystemdNotifier(
             environment: environment, readyStatus: "Listening on \(configuration.socketPath)", logger: logger)
 
-        // Reverse order on shutdown: notifier, source, pipeline, recorder, server.
+        // Reverse order on shutdown: notifier, source, pipeline, recorder, reader, server.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [server, recorder, pipeline, source, notifier].map {
+            services: [server, reader, recorder, pipeline, source, notifier].map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
             },
             logger: logger)

@@ -15,5 +15,6 @@ extension DaemonConfiguration {
             adapter: file.device.adapter, notifyMode: file.device.notify == .acquire ? .acquire : .start,
             sleepWhenIdle: file.device.sleepWhenIdle)
         access = AccessContext(bypass: file.entitlements.bypass, policy: access.policy)
+        self.file = file
     }
 }

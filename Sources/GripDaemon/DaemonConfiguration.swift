@@ -1,3 +1,4 @@
+import GripConfig
 import GripStore
 import GripStream
 
@@ -38,6 +39,15 @@ public struct DaemonConfiguration: Sendable {
     public var radio: RadioConfiguration? = nil
     /// Idle time that ends a recording (`[recording] session_gap_seconds`); the radio also stops measuring then.
     public var sessionGap: Duration = .seconds(300)
+    /// The configuration file's settings; the daemon verifies App Store signed data (PRO import) with its
+    /// `[app_store]` section.
+    public var file = GriptrackConfig()
+
+    /// Rewrites a peer's user id and groups before authorization: `(uid, gids) -> (uid, gids)`.
+    public typealias PeerOverride = @Sendable (UInt32, [UInt32]) -> (UInt32, [UInt32])
+    /// Tests only: what the daemon believes about every peer (refusing a user outside the groups needs a second
+    /// user otherwise). nil, the default, uses the real SO_PEERCRED / SO_PEERGROUPS credentials.
+    public var peerOverride: PeerOverride? = nil
 
     /// Creates a configuration; every parameter has the daemon's default.
     public init(

@@ -58,4 +58,6 @@ struct DaemonReply: Sendable, Equatable {
     var target: Target
     /// One protocol line, newline included.
     var line: String
+    /// The answer to a store query (protocol 1.2): the socket thread counts the client's queries in flight.
+    var completesQuery = false
 }

@@ -6,13 +6,15 @@ import GripWire
 enum ProtocolMessage {
     /// Protocol version sent in VERSION; bump minor for additions, major for breaking changes.
     static let protoMajor = 1
-    static let protoMinor = 1
+    static let protoMinor = 2
 
-    static func version(release: String) -> String {
+    /// - Parameter database: 1.2: the daemon's database file, when it has one.
+    static func version(release: String, database: String? = nil) -> String {
         var line = JSONLine(class: "VERSION")
         line.add("release", release)
         line.add("proto_major", protoMajor)
         line.add("proto_minor", protoMinor)
+        if let database { line.add("database", database) }
         return line.line
     }
 

@@ -22,6 +22,8 @@ final class SocketServer: Service, CustomStringConvertible {
 
     let path: String
     let release: String
+    /// The recordings database, named in VERSION (1.2).
+    let databasePath: String
     let authorization: Authorization
     let backlogLimit: Int
     /// SO_SNDBUF for accepted connections (nil: the kernel's default).
@@ -33,6 +35,11 @@ final class SocketServer: Service, CustomStringConvertible {
     let device: DeviceRequests?
     /// The recorder's request and reply mailboxes; nil serves live data only.
     let recorder: RecorderChannels?
+    /// The store's query thread and the signed-data verifier (protocol 1.2); nil without a recordings database.
+    let reader: StoreReader?
+    let importer: SignedDataImporter?
+    /// Tests: what the daemon believes about each peer instead of its real credentials.
+    let peerOverride: DaemonConfiguration.PeerOverride?
     let logger: Logger
     private let listenDescriptor: Int32
     private let stop: WakePipe
@@ -44,10 +51,12 @@ final class SocketServer: Service, CustomStringConvertible {
     /// Binds and listens at once, so a bad path fails startup and READY=1 comes only after the socket accepts.
     init(
         configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
-        gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, logger: Logger
+        gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, reader: StoreReader? = nil,
+        importer: SignedDataImporter? = nil, logger: Logger
     ) throws(DaemonError) {
         path = configuration.socketPath
         release = configuration.release
+        databasePath = configuration.databasePath
         backlogLimit = configuration.clientBacklogLimit
         sendBufferBytes = configuration.clientSendBufferBytes
         self.authorization = authorization
@@ -56,6 +65,9 @@ final class SocketServer: Service, CustomStringConvertible {
         self.gate = gate
         self.device = device
         self.recorder = recorder
+        self.reader = reader
+        self.importer = importer
+        peerOverride = configuration.peerOverride
         self.logger = logger
         guard let address = UnixAddress(path: path), !path.hasPrefix("@") else {
             throw .socket("use socket path \(path) (empty or longer than 107 bytes)", errno: ENAMETOOLONG)
@@ -115,7 +127,7 @@ final class SocketServer: Service, CustomStringConvertible {
 }
 
 /// One connected client, owned by the socket thread.
-private final class Client {
+final class Client {
     let descriptor: Int32
     /// Never reused while the daemon runs: the recorder's replies are addressed by it.
     let id: Int
@@ -129,6 +141,10 @@ private final class Client {
     var watching = false
     /// Set after an oversized request or a refusal: flush what is queued, then close; read nothing more.
     var closeAfterFlush = false
+    /// Store queries sent to the reader and not answered yet (protocol 1.2; bounded per client).
+    var queriesInFlight = 0
+    /// PRO import data received so far in parts (`"more":true`), or nil.
+    var importData: String?
 
     init(descriptor: Int32, id: Int, pid: Int32, uid: UInt32, gids: [UInt32]) {
         self.descriptor = descriptor
@@ -144,7 +160,7 @@ private final class Client {
 }
 
 /// The request lines clients send (every field but "class" is optional; unknown fields are ignored).
-private struct Request: Decodable {
+struct Request: Decodable {
     var `class`: String
     var enable: Bool?
     // RECORD
@@ -155,10 +171,17 @@ private struct Request: Decodable {
     var action: String?
     var note: String?
     var expires: String?
+    // 1.2: LIST, SHOW, READ, DELETE, PRO import
+    var id: Int64?
+    var from: Int?
+    var limit: Int?
+    var data: String?
+    var more: Bool?
+    var kind: String?
 }
 
 /// The socket thread's state and loop.
-private struct ServerLoop {
+struct ServerLoop {
     let server: SocketServer
     let listenDescriptor: Int32
     let stopDescriptor: Int32
@@ -170,6 +193,8 @@ private struct ServerLoop {
     var stopping = false
     var nextClientID = 1
     let decoder = JSONDecoder()
+    /// The store's query thread (protocol 1.2); nil serves no store requests.
+    var reader: StoreReader? { server.reader }
 
     init(server: SocketServer, listenDescriptor: Int32, stopDescriptor: Int32) {
         self.server = server
@@ -259,7 +284,10 @@ private struct ServerLoop {
                 close(descriptor)
                 continue
             }
-            let groups = [credentials.gid] + Self.supplementaryGroups(descriptor)
+            var groups = [credentials.gid] + Self.supplementaryGroups(descriptor)
+            if let override = server.peerOverride {
+                (credentials.uid, groups) = override(credentials.uid, groups)
+            }
             let client = Client(
                 descriptor: descriptor, id: nextClientID, pid: credentials.pid, uid: credentials.uid, gids: groups)
             nextClientID += 1
@@ -267,7 +295,7 @@ private struct ServerLoop {
             switch server.authorization.decide(uid: credentials.uid, gids: groups) {
             case .allowed:
                 logger.info("Client connected", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
-                send(ProtocolMessage.version(release: server.release), to: client)
+                send(ProtocolMessage.version(release: server.release, database: server.reader == nil ? nil : server.databasePath), to: client)
             case .denied(let reason):
                 logger.notice("Client refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
                 send(ProtocolMessage.error(reason), to: client)
@@ -354,8 +382,12 @@ private struct ServerLoop {
             send(statusLine(), to: client)
             // The stored count may change outside the daemon (a CLI on the same file): re-read it for next time.
             server.recorder?.requests.post(.refreshAccess)
+        case "PRO" where request.action == "import":
+            importSigned(request, from: client)
         case "RECORD", "STOP", "PRO":
             forwardToRecorder(request, from: client)
+        case "DELETE":
+            delete(request, from: client)
         case "TARE":
             // Answered by the radio's control task once the write is done; the reply comes back through the reply mailbox.
             guard let device = server.device else {
@@ -363,8 +395,14 @@ private struct ServerLoop {
             }
             device.tare(forClient: client.id)
         default:
+            if let query = StoreRequestParser.query(
+                class: request.class, id: request.id, from: request.from, limit: request.limit)
+            {
+                return ask(query, from: client)
+            }
             send(ProtocolMessage.error(
-                "unknown request class \"\(request.class)\"; expected WATCH, STATUS, RECORD, STOP, TARE or PRO"), to: client)
+                "unknown request class \"\(request.class)\"; expected WATCH, STATUS, RECORD, STOP, TARE, PRO, LIST, "
+                    + "SHOW, READ, STATS, HISTORY, PLAN or DELETE"), to: client)
         }
     }
 
@@ -397,7 +435,9 @@ private struct ServerLoop {
         for reply in recorder.replies.take() {
             switch reply.target {
             case .client(let id):
-                if let client = clients.first(where: { $0.id == id && !$0.closeAfterFlush }) { send(reply.line, to: client) }
+                guard let client = clients.first(where: { $0.id == id && !$0.closeAfterFlush }) else { continue }
+                if reply.completesQuery { client.queriesInFlight -= 1 }
+                send(reply.line, to: client)
             case .watchers:
                 flushSamples()  // the samples before a report go out before it
                 broadcast(reply.line)
@@ -455,7 +495,7 @@ private struct ServerLoop {
     // MARK: Output
 
     /// Queues `line` and tries to write at once. A client whose queue passes the backlog limit is dropped.
-    private mutating func send(_ line: String, to client: Client) {
+    mutating func send(_ line: String, to client: Client) {
         // A line larger than the limit still goes to a client that has caught up; a backlog does not grow past it.
         if client.pendingBytes > 0 && client.pendingBytes + line.utf8.count > server.backlogLimit {
             logger.warning("Slow client dropped", metadata: [

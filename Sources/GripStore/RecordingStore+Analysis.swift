@@ -59,6 +59,14 @@ public struct AnalysedRecording: Sendable, Equatable {
     /// The recording; its `startMicros`/`endMicros` are the wall-clock start and end in Unix µs (so recordings order
     /// across captures), its efforts keep their stream µs.
     public var recording: Recording
+
+    /// Creates a value (the store makes these; the CLI rebuilds them from griptrackd's HISTORY reply).
+    /// - Parameters: See the properties.
+    public init(id: RecordingID, startedAt: Date, recording: Recording) {
+        self.id = id
+        self.startedAt = startedAt
+        self.recording = recording
+    }
 }
 
 /// Max and average over a set of stored recordings (the free `stats`).
@@ -76,6 +84,21 @@ public struct RecordingStatistics: Sendable, Equatable {
     /// Start of the oldest and newest recording counted.
     public var first: Date?
     public var last: Date?
+
+    /// Creates a value (the store makes these; the CLI rebuilds them from griptrackd's STATS reply).
+    /// - Parameters: See the properties; forces in kilograms.
+    public init(
+        recordings: Int, efforts: Int, samples: Int, maxKilograms: Double?, averageKilograms: Double?, first: Date?,
+        last: Date?
+    ) {
+        self.recordings = recordings
+        self.efforts = efforts
+        self.samples = samples
+        self.maxKilograms = maxKilograms
+        self.averageKilograms = averageKilograms
+        self.first = first
+        self.last = last
+    }
 }
 
 extension RecordingStore {

@@ -32,6 +32,8 @@ enum RecorderRequest: Sendable {
     case clientGone(id: Int)
     /// Re-read access (STATUS asked; the stored count may have changed outside the daemon).
     case refreshAccess
+    /// DELETE or PRO import (protocol 1.2): applied by `StoreChanges`; the recorder is the store's only writer.
+    case change(ClientReference, StoreChange)
 }
 
 /// The PRO request's action.

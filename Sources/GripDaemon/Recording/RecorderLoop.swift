@@ -492,6 +492,12 @@ struct RecorderLoop {
             case .refreshAccess:
                 refreshAccess()
                 publish()
+            case .change(let client, let change):
+                reply(client, StoreChanges.apply(
+                    change, store: store, access: recorder.settings.access, openRecording: current?.id ?? pending?.id,
+                    actor: "uid \(client.uid) via griptrackd", now: Date()))
+                refreshAccess()
+                publish()
             }
         }
     }

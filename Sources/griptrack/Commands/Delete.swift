@@ -14,6 +14,7 @@ extension Griptrack {
         )
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         @Argument(help: "The recording's id (see `griptrack list`).")
         var id: RecordingIDArgument
@@ -22,28 +23,39 @@ extension Griptrack {
         var yes = false
 
         func run() throws {
-            let session = try common.session()
-            let store = session.store
-            guard let row = try storeCall({ () throws(GripStoreError) in try store.recording(id.id) }) else {
+            let library = try LibraryChoice.open(common: common, socket: place)
+            let known = try library.row(id.id)
+            if known == nil && library.database.kind != .daemon {
                 throw CLIExit.error.fail(GripStoreError.recordingNotFound(id.id).description)
             }
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
-                    throw CLIExit.usage.fail("not deleting recording \(row.id) without confirmation: pass --yes")
+                    throw CLIExit.usage.fail("not deleting recording \(id.id) without confirmation: pass --yes")
                 }
-                print("Delete recording \(row.id) (\(Format.minute(row.startedAt)), \(row.effortCount) efforts, "
-                      + "max \(Format.kg(row.maxKilograms)))? This cannot be undone. [y/N] ", terminator: "")
+                let detail = known.map {
+                    " (\(Format.minute($0.startedAt)), \($0.effortCount) efforts, max \(Format.kg($0.maxKilograms)))"
+                } ?? ""
+                print("Delete recording \(id.id)\(detail) from \(library.database.text)? This cannot be undone. [y/N] ",
+                      terminator: "")
                 guard let answer = readLine()?.lowercased(), answer == "y" || answer == "yes" else {
                     print("Nothing deleted.")
                     return
                 }
             }
-            _ = try storeCall { () throws(GripStoreError) in try store.delete(row.id) }
+            try library.delete(id.id)
             if common.json {
-                try printJSON(["deleted": row.id.rawValue])
+                try printJSON(DeleteJSON(deleted: id.id.rawValue, database: library.database))
+            } else if library.database.kind == .daemon {
+                print("Deleted recording \(id.id) from \(library.database.text).")
             } else {
-                print("Deleted recording \(row.id).")
+                print("Deleted recording \(id.id).")
             }
         }
     }
+}
+
+/// `griptrack delete --json`.
+struct DeleteJSON: Encodable {
+    var deleted: Int64
+    var database: DatabaseChoice
 }

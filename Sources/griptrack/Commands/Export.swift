@@ -20,6 +20,7 @@ extension Griptrack {
         }
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         @Argument(help: "The recording's id.")
         var id: RecordingIDArgument?
@@ -44,23 +45,23 @@ extension Griptrack {
         }
 
         func run() throws {
-            let session = try common.session()
-            try session.requirePro("`griptrack export`")
-            let store = session.store
+            // Where the data comes from: griptrackd's database (READ pages) or a file (docs/storage.md).
+            let library = try LibraryChoice.open(common: common, socket: place)
+            try library.plan().requirePro("`griptrack export`")
             let ids: [RecordingID]
             if let id {
                 ids = [id.id]
             } else {
-                ids = try storeCall { () throws(GripStoreError) in try store.listRecordings(limit: nil) }.visible.reversed().map(\.id)
+                ids = try library.list(limit: nil).0.visible.reversed().map(\.id)
             }
             var exports: [RecordingExport] = []
             for id in ids {
-                guard let row = try storeCall({ () throws(GripStoreError) in try store.recording(id) }) else {
-                    throw CLIExit.error.fail(GripStoreError.recordingNotFound(id).description)
-                }
-                let efforts = try storeCall { () throws(GripStoreError) in try store.efforts(of: id) }
-                let samples = try storeCall { () throws(GripStoreError) in try store.samples(of: id) }
+                let (row, efforts) = try library.show(id)
+                let samples = try library.samples(of: id)
                 exports.append(RecordingExport(row: row, efforts: efforts, samples: samples))
+            }
+            if library.database.kind == .daemon {
+                FileHandle.standardError.write(Data("Exported from \(library.database.text)\n".utf8))
             }
             switch format {
             case .json:

@@ -14,6 +14,7 @@ extension Griptrack {
         )
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         @Flag(help: "Show every recording (Pro).")
         var all = false
@@ -21,25 +22,26 @@ extension Griptrack {
         static let proPageSize = 20
 
         func run() throws {
-            let session = try common.session()
-            let status = try session.status()
-            if all && !status.access.isPro {
-                try session.requirePro("`griptrack list --all` (the full history)")
-            }
-            let limit = status.access.isPro ? (all ? nil : Self.proPageSize) : status.freeLimit
-            let list = try storeCall { () throws(GripStoreError) in try session.store.listRecordings(limit: limit) }
+            let library = try LibraryChoice.open(common: common, socket: place)
+            let plan = try library.plan()
+            if all { try plan.requirePro("`griptrack list --all` (the full history)") }
+            let (list, status) = try library.list(limit: all ? nil : Self.proPageSize)
             if common.json {
-                try printJSON(ListJSON(list: list, status: status))
+                try printJSON(ListJSON(list: list, plan: status, database: library.database))
+                return
+            }
+            if library.database.kind == .daemon && list.visible.isEmpty {
+                print("No recordings stored in \(library.database.text).")
                 return
             }
             print(Self.table(list.visible), terminator: "")
             if list.hiddenCount > 0 {
                 let older = list.hiddenCount == 1 ? "1 older recording is" : "\(list.hiddenCount) older recordings are"
-                if status.access.isPro {
+                if status.isPro {
                     print("\(older) not shown: `griptrack list --all` shows every recording.")
                 } else {
                     let kept = list.hiddenCount == 1 ? "It is kept" : "They are kept"
-                    print("\(older) hidden: the free plan shows the last \(status.freeLimit). "
+                    print("\(older) hidden: the free plan shows the last \(status.limit). "
                         + "\(kept), not deleted; Pro shows \(list.hiddenCount == 1 ? "it" : "them") again.")
                 }
             }
@@ -82,8 +84,9 @@ struct ListJSON: Encodable {
     var recordings: [Item]
     var hidden: Int
     var plan: String
+    var database: DatabaseChoice
 
-    init(list: RecordingList, status: AccessStatus) {
+    init(list: RecordingList, plan: Plan, database: DatabaseChoice) {
         recordings = list.visible.map {
             Item(
                 id: $0.id.rawValue, uuid: $0.uuid.uuidString.lowercased(), startedAt: $0.startedAt, endedAt: $0.endedAt, device: $0.device,
@@ -91,6 +94,7 @@ struct ListJSON: Encodable {
                 maxKg: grams($0.maxKilograms), avgKg: grams($0.averageKilograms))
         }
         hidden = list.hiddenCount
-        plan = status.access.tier.rawValue
+        self.plan = plan.tier
+        self.database = database
     }
 }

@@ -9,6 +9,7 @@ extension Griptrack.Pro {
             abstract: "Grant Pro by hand (replaces an earlier grant; written to the audit log).")
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         @Option(help: ArgumentHelp("Why, shown in the status (e.g. \"PT partner\").", valueName: "text"))
         var note: String?
@@ -17,19 +18,17 @@ extension Griptrack.Pro {
         var expires: DateArgument?
 
         func run() throws {
-            let session = try common.session()
             let now = Date()
             if let expires, expires.date <= now {
                 throw CLIExit.usage.fail("--expires \(Format.day(expires.date)) is in the past; give a later date")
             }
-            try storeCall { () throws(GripStoreError) in
-                try session.store.grantPro(note: note, expires: expires?.date, by: currentUser, now: now)
-            }
-            let status = try session.status(now: now)
+            let library = try LibraryChoice.open(common: common, socket: place)
+            let plan = try library.grant(note: note, expires: expires?.date)
             if common.json {
-                try printJSON(ProStatusJSON(status))
+                try printJSON(ProStatusJSON(plan, database: library.database))
             } else {
-                print(status.access.reason)
+                print(plan.reason)
+                if library.database.kind == .daemon { print("(granted in \(library.database.text))") }
             }
         }
     }

@@ -16,6 +16,7 @@ extension Griptrack.Pro {
         )
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         @Argument(help: ArgumentHelp("The signed data, or - for standard input.", valueName: "file"))
         var file: String
@@ -24,8 +25,25 @@ extension Griptrack.Pro {
         var kind: SignedDataInput.Kind = .auto
 
         func run() async throws {
-            let session = try common.session()
             let jws = try SignedDataInput.read(file)
+            let library = try LibraryChoice.open(common: common, socket: place)
+            if let daemon = library as? DaemonLibrary {
+                // griptrackd verifies the data itself with its own [app_store] settings, then stores it.
+                let reply = try daemon.importSigned(jws, kind: kind.rawValue)
+                if common.json {
+                    try printJSON(ImportJSON(reply, database: library.database))
+                    return
+                }
+                for event in reply.events {
+                    let name = SignedDataKind(rawValue: event.kind).map(SignedDataInput.name) ?? event.kind
+                    print("\(name.capitalizedFirst)\(event.originalTransactionId.map { " \($0)" } ?? ""): "
+                          + ImportJSON.describe(daemonDisposition: event.disposition))
+                }
+                print(reply.reason)
+                print("(imported into \(library.database.text))")
+                return
+            }
+            let session = try common.session()
             let now = Date()
             let verified: VerifiedSignedData
             switch try await SignedDataInput.verify(jws, as: kind, config: session.config, now: now) {
@@ -37,7 +55,7 @@ extension Griptrack.Pro {
                 try session.store.importVerified(verified, jws: jws, context: session.context, actor: currentUser, now: now)
             }
             if common.json {
-                try printJSON(ImportJSON(result))
+                try printJSON(ImportJSON(result, database: library.database))
                 return
             }
             for event in result.events {
@@ -74,13 +92,36 @@ struct ImportJSON: Encodable {
     var events: [Event]
     var before: ProReason
     var after: ProReason
+    var database: DatabaseChoice
 
     struct ProReason: Encodable {
         var tier: String
         var reason: String
     }
 
-    init(_ result: SignedDataImport) {
+    init(_ reply: ImportReply, database: DatabaseChoice) {
+        events = reply.events.map {
+            Event(kind: $0.kind, originalTransactionId: $0.originalTransactionId,
+                  disposition: Self.describe(daemonDisposition: $0.disposition))
+        }
+        before = ProReason(tier: reply.before.hasPrefix("Pro") ? "pro" : "free", reason: reply.before)
+        after = ProReason(tier: reply.pro ? "pro" : "free", reason: reply.reason)
+        self.database = database
+    }
+
+    /// The text of a disposition griptrackd reports (`applied`, `replay_ignored`, …), as `describe` words it.
+    static func describe(daemonDisposition code: String) -> String {
+        switch code {
+        case "applied": Griptrack.Pro.Import.describe(.applied)
+        case "replay_ignored": Griptrack.Pro.Import.describe(.replayIgnored)
+        case "duplicate_notification": Griptrack.Pro.Import.describe(.duplicateNotification)
+        case "too_old_to_grant": Griptrack.Pro.Import.describe(.tooOldToGrant)
+        default: code
+        }
+    }
+
+    init(_ result: SignedDataImport, database: DatabaseChoice) {
+        self.database = database
         events = result.events.map {
             Event(kind: $0.kind.rawValue, originalTransactionId: $0.originalTransactionId,
                   disposition: Griptrack.Pro.Import.describe($0.disposition))

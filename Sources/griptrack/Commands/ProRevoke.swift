@@ -9,24 +9,20 @@ extension Griptrack.Pro {
             abstract: "Remove the manual Pro grant (nothing is deleted; the free plan hides older recordings).")
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         @Option(help: ArgumentHelp("Why, for the audit log.", valueName: "text"))
         var note: String?
 
         func run() throws {
-            let session = try common.session()
-            let now = Date()
-            let removed = try storeCall { () throws(GripStoreError) in
-                try session.store.clearManualOverride(by: currentUser, note: note, at: now)
-            }
-            let status = try session.status(now: now)
+            let library = try LibraryChoice.open(common: common, socket: place)
+            let (removed, plan) = try library.revoke(note: note)
             if common.json {
-                try printJSON(ProStatusJSON(status))
+                try printJSON(ProStatusJSON(plan, database: library.database))
                 return
             }
-            if !removed { print("There was no manual Pro grant to revoke.") }
-            print(status.access.reason)
-            if let storage = status.freeStorage { print(storage) }
+            if removed == false { print("There was no manual Pro grant to revoke.") }
+            ProStatusJSON.printText(plan, database: library.database)
         }
     }
 }

@@ -9,16 +9,16 @@ extension Griptrack.Pro {
             abstract: "Show the plan and why (the resolver's reason).")
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         func run() throws {
-            let session = try common.session()
-            let status = try session.status()
+            let library = try LibraryChoice.open(common: common, socket: place)
+            let plan = try library.plan()
             if common.json {
-                try printJSON(ProStatusJSON(status))
+                try printJSON(ProStatusJSON(plan, database: library.database))
                 return
             }
-            print(status.access.reason)
-            if let storage = status.freeStorage { print(storage) }
+            ProStatusJSON.printText(plan, database: library.database)
         }
     }
 }
@@ -32,14 +32,23 @@ struct ProStatusJSON: Encodable {
     var storedRecordings: Int
     var freeLimit: Int
     var freeStorage: String?
+    var database: DatabaseChoice
 
-    init(_ status: AccessStatus) {
-        tier = status.access.tier.rawValue
-        source = status.access.source.rawValue
-        reason = status.access.reason
-        expires = status.access.expires
-        storedRecordings = status.storedRecordings
-        freeLimit = status.freeLimit
-        freeStorage = status.freeStorage
+    init(_ plan: Plan, database: DatabaseChoice) {
+        tier = plan.tier
+        source = plan.source
+        reason = plan.reason
+        expires = plan.expires
+        storedRecordings = plan.stored
+        freeLimit = plan.limit
+        freeStorage = plan.freeStorage
+        self.database = database
+    }
+
+    /// The plan's reason and storage line; on a daemon, whose plan it is.
+    static func printText(_ plan: Plan, database: DatabaseChoice) {
+        print(plan.reason)
+        if let storage = plan.freeStorage { print(storage) }
+        if database.kind == .daemon { print("(the plan of \(database.text); the personal database keeps its own)") }
     }
 }

@@ -15,6 +15,7 @@ extension Griptrack {
         )
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         @Argument(help: "The recording's id (see `griptrack list`).")
         var id: RecordingIDArgument
@@ -26,23 +27,10 @@ extension Griptrack {
         var noPlot = false
 
         func run() throws {
-            let session = try common.session()
-            let status = try session.status()
-            if svg != nil { try session.requirePro("The SVG chart (`griptrack show --svg`)") }
-            let store = session.store
-            guard let row = try storeCall({ () throws(GripStoreError) in try store.recording(id.id) }) else {
-                throw CLIExit.error.fail(GripStoreError.recordingNotFound(id.id).description)
-            }
-            if let limit = session.visibleLimit(status) {
-                let visible = try storeCall { () throws(GripStoreError) in try store.listRecordings(limit: limit) }
-                if !visible.visible.contains(where: { $0.id == row.id }) {
-                    throw CLIExit.proRequired.fail(
-                        "Recording \(row.id) is hidden: the free plan shows the last \(limit) recordings. It is kept, "
-                            + "not deleted; with Pro (`griptrack pro status`) it shows again.")
-                }
-            }
-            let efforts = try storeCall { () throws(GripStoreError) in try store.efforts(of: row.id) }
-            let samples = try storeCall { () throws(GripStoreError) in try store.samples(of: row.id) }
+            let library = try LibraryChoice.open(common: common, socket: place)
+            if svg != nil { try library.plan().requirePro("The SVG chart (`griptrack show --svg`)") }
+            let (row, efforts) = try library.show(id.id)
+            let samples = try library.samples(of: row.id)
             if let svg {
                 let chart = ForceChartSVG(
                     samples: samples, efforts: efforts,
@@ -54,7 +42,9 @@ extension Griptrack {
                 }
             }
             if common.json {
-                try printJSON(ShowJSON(row: row, efforts: efforts, samples: samples))
+                var json = ShowJSON(row: row, efforts: efforts, samples: samples)
+                json.database = library.database
+                try printJSON(json)
                 return
             }
             print(Self.text(row: row, efforts: efforts, samples: samples, plot: !noPlot), terminator: "")
@@ -119,6 +109,8 @@ struct ShowJSON: Encodable {
 
     var recording: ListJSON.Item
     var efforts: [EffortItem]
+    /// Which database the recording came from (`show --json`).
+    var database: DatabaseChoice?
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         recording = ListJSON.Item(

@@ -17,21 +17,19 @@ extension Griptrack {
         )
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         func run() throws {
-            let session = try common.session()
-            let status = try session.status()
-            let limit = session.visibleLimit(status)
-            let store = session.store
-            let stats = try storeCall { () throws(GripStoreError) in try store.statistics(limit: limit) }
+            let library = try LibraryChoice.open(common: common, socket: place)
+            let (stats, status) = try library.stats()
+            let limit = status.visibleLimit
             var comparison: Comparison?
-            if status.access.isPro {
-                let recordings = try storeCall { () throws(GripStoreError) in try store.analysedRecordings(limit: nil) }
-                comparison = Comparison(recordings)
+            if status.isPro {
+                comparison = Comparison(try library.history())
             }
             if common.json {
-                try printJSON(StatsJSON(stats: stats, comparison: comparison, plan: status.access.tier.rawValue,
-                                        hidden: max(0, status.storedRecordings - stats.recordings)))
+                try printJSON(StatsJSON(stats: stats, comparison: comparison, plan: status.tier,
+                                        hidden: max(0, status.stored - stats.recordings), database: library.database))
                 return
             }
             guard stats.recordings > 0 else {
@@ -49,7 +47,7 @@ extension Griptrack {
                 print("")
                 print(comparison.text, terminator: "")
             } else {
-                let hidden = status.storedRecordings - stats.recordings
+                let hidden = status.stored - stats.recordings
                 if hidden > 0 {
                     print("\(hidden) older recording\(hidden == 1 ? " is" : "s are") hidden on the free plan and not counted.")
                 }
@@ -114,8 +112,9 @@ struct StatsJSON: Encodable {
     var first: Date?
     var last: Date?
     var comparison: Comparison?
+    var database: DatabaseChoice
 
-    init(stats: RecordingStatistics, comparison: Comparison?, plan: String, hidden: Int) {
+    init(stats: RecordingStatistics, comparison: Comparison?, plan: String, hidden: Int, database: DatabaseChoice) {
         self.plan = plan
         recordings = stats.recordings
         self.hidden = hidden
@@ -126,5 +125,6 @@ struct StatsJSON: Encodable {
         first = stats.first
         last = stats.last
         self.comparison = comparison
+        self.database = database
     }
 }

@@ -17,20 +17,22 @@ extension Griptrack {
         )
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var place: SocketOption
 
         /// Day key of a Monday (1970-01-05).
         static let mondayKey = 4
 
         func run() throws {
-            let session = try common.session()
-            try session.requirePro("`griptrack trends`")
-            let store = session.store
-            let recordings = try storeCall { () throws(GripStoreError) in try store.analysedRecordings(limit: nil) }
+            let library = try LibraryChoice.open(common: common, socket: place)
+            try library.plan().requirePro("`griptrack trends`")
+            let recordings = try library.history()
             let trends = Trends(
                 recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) },
                 weekStartDay: Self.mondayKey)
             if common.json {
-                try printJSON(TrendsJSON(trends))
+                var json = TrendsJSON(trends)
+                json.database = library.database
+                try printJSON(json)
                 return
             }
             guard let best = trends.personalBestKg else {
@@ -75,6 +77,7 @@ struct TrendsJSON: Encodable {
     var changeFromPreviousKg: Double?
     var personalBestKg: Double?
     var personalBestDay: String?
+    var database: DatabaseChoice?
 
     init(_ trends: Trends) {
         days = trends.days.map {

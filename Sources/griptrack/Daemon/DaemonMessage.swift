@@ -25,6 +25,8 @@ enum DaemonMessage: Equatable, Sendable {
         var release: String
         var protoMajor: Int
         var protoMinor: Int
+        /// 1.2: the daemon's database file.
+        var database: String? = nil
     }
 
     /// `EFFORT` start/end.

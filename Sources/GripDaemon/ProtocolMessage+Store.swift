@@ -1,0 +1,153 @@
+import Foundation
+import GripStore
+
+/// The lines of the store requests (protocol 1.2): LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE and PRO import.
+extension ProtocolMessage {
+    /// An `ERROR` with a machine-readable `code` (1.2).
+    static func error(_ message: String, code: String) -> String {
+        var line = JSONLine(class: "ERROR")
+        line.add("message", message)
+        line.add("code", code)
+        return line.line
+    }
+
+    /// Wall-clock time as seconds since 1970-01-01 UTC.
+    static func wallSeconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
+
+    /// One recording row as a nested object.
+    static func recordingObject(_ row: RecordingRow) -> String {
+        var object = JSONLine()
+        object.add("id", Int(row.id.rawValue))
+        object.add("uuid", row.uuid.uuidString.lowercased())
+        object.add("started_at", wallSeconds(row.startedAt))
+        if let ended = row.endedAt { object.add("ended_at", wallSeconds(ended)) }
+        object.add("device", row.device)
+        object.add("profile", row.profile)
+        if let hand = row.hand { object.add("hand", hand.rawValue) }
+        if let label = row.label { object.add("label", label) }
+        object.add("state", row.state.rawValue)
+        if let max = row.maxKilograms { object.add("max_kg", max) }
+        if let average = row.averageKilograms { object.add("avg_kg", average) }
+        object.add("samples", row.sampleCount)
+        object.add("efforts", row.effortCount)
+        return object.object
+    }
+
+    /// One stored effort as a nested object (stream times in seconds).
+    static func effortObject(_ effort: StoredEffort) -> String {
+        var object = JSONLine()
+        object.add("index", effort.index)
+        object.add("start", seconds(effort.startMicros))
+        object.add("end", seconds(effort.endMicros))
+        object.add("duration", seconds(effort.durationMicros))
+        object.add("peak_kg", effort.peakKilograms)
+        object.add("mean_kg", effort.meanKilograms)
+        object.add("time_to_peak", seconds(effort.timeToPeakMicros))
+        if let rfd = effort.rfdKilogramsPerSecond { object.add("rfd_kg_s", rfd) }
+        object.add("impulse_kg_s", effort.impulseKilogramSeconds)
+        object.add("baseline_kg", effort.baselineKilograms)
+        object.add("open", effort.isOpen)
+        return object.object
+    }
+
+    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+
+    /// The `PLAN` reply: access as the resolver decides it, with the free plan's numbers.
+    static func plan(_ status: AccessStatus) -> String {
+        var line = JSONLine(class: "PLAN")
+        line.add("pro", status.access.isPro)
+        line.add("tier", status.access.tier.rawValue)
+        line.add("source", status.access.source.rawValue)
+        line.add("reason", status.access.reason)
+        if let expires = status.access.expires { line.add("expires", wallSeconds(expires)) }
+        if let storage = status.freeStorage { line.add("storage", storage) }
+        line.add("stored", status.storedRecordings)
+        line.add("limit", status.freeLimit)
+        return line.line
+    }
+
+    /// The `LIST` reply.
+    static func list(_ list: RecordingList, status: AccessStatus) -> String {
+        var line = JSONLine(class: "LIST")
+        line.addRaw("recordings", array(list.visible.map(recordingObject)))
+        line.add("hidden", list.hiddenCount)
+        line.add("pro", status.access.isPro)
+        line.add("stored", status.storedRecordings)
+        line.add("limit", status.freeLimit)
+        return line.line
+    }
+
+    /// The `SHOW` reply.
+    static func show(_ row: RecordingRow, efforts: [StoredEffort]) -> String {
+        var line = JSONLine(class: "SHOW")
+        line.addRaw("recording", recordingObject(row))
+        line.addRaw("efforts", array(efforts.map(effortObject)))
+        return line.line
+    }
+
+    /// The `READ` reply: one page of samples, device times in seconds as in `SAMPLES`.
+    static func read(_ id: RecordingID, page: SamplePage) -> String {
+        var times = "["
+        var forces = "["
+        for (index, sample) in page.samples.enumerated() {
+            if index > 0 {
+                times += ","
+                forces += ","
+            }
+            times += seconds(sample.micros).description
+            forces += sample.kilograms.description
+        }
+        var line = JSONLine(class: "READ")
+        line.add("id", Int(id.rawValue))
+        line.addRaw("t", times + "]")
+        line.addRaw("kg", forces + "]")
+        if let next = page.nextSequence { line.add("next", next) }
+        return line.line
+    }
+
+    /// The `STATS` reply.
+    static func stats(_ stats: RecordingStatistics, status: AccessStatus) -> String {
+        var line = JSONLine(class: "STATS")
+        line.add("recordings", stats.recordings)
+        line.add("efforts", stats.efforts)
+        line.add("samples", stats.samples)
+        if let max = stats.maxKilograms { line.add("max_kg", max) }
+        if let average = stats.averageKilograms { line.add("avg_kg", average) }
+        if let first = stats.first { line.add("first", wallSeconds(first)) }
+        if let last = stats.last { line.add("last", wallSeconds(last)) }
+        line.add("pro", status.access.isPro)
+        line.add("stored", status.storedRecordings)
+        line.add("limit", status.freeLimit)
+        return line.line
+    }
+
+    /// The `HISTORY` reply: every recording (oldest first) with its efforts.
+    static func history(_ recordings: [AnalysedRecording]) -> String {
+        let items = recordings.map { recording in
+            var object = JSONLine()
+            object.add("id", Int(recording.id.rawValue))
+            object.add("started_at", wallSeconds(recording.startedAt))
+            object.add("start_us", Int(recording.recording.startMicros))
+            object.add("end_us", Int(recording.recording.endMicros))
+            object.addRaw("efforts", array(recording.recording.efforts.enumerated().map {
+                effortObject(StoredEffort($0.element, index: $0.offset))
+            }))
+            return object.object
+        }
+        var line = JSONLine(class: "HISTORY")
+        line.addRaw("recordings", array(items))
+        return line.line
+    }
+
+    /// The `DELETE` reply.
+    static func deleted(_ id: RecordingID, status: AccessStatus?) -> String {
+        var line = JSONLine(class: "DELETE")
+        line.add("id", Int(id.rawValue))
+        line.add("deleted", true)
+        if let status {
+            line.add("stored", status.storedRecordings)
+            line.add("limit", status.freeLimit)
+        }
+        return line.line
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+import GripAnalysis
+import GripStore
+
+/// griptrackd's database, through its socket (protocol 1.2: LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE, PRO).
+/// The daemon applies its own plan and authorization; an `ERROR` reply's `code` picks the exit code.
+final class DaemonLibrary: RecordingLibrary {
+    let connection: DaemonConnection
+    let database: DatabaseChoice
+
+    /// - Throws: `DaemonClientError.protocolTooOld` for a daemon older than protocol 1.2.
+    init(connection: DaemonConnection) throws(DaemonClientError) {
+        try connection.require(minor: 2)
+        self.connection = connection
+        database = DatabaseChoice(kind: .daemon, path: connection.version.database, socket: connection.path)
+    }
+
+    func plan() throws -> Plan { try ask(["class": "PLAN"], PlanReply.self).plan }
+
+    func list(limit: Int?) throws -> (RecordingList, Plan) {
+        var request: [String: Any] = ["class": "LIST"]
+        if let limit { request["limit"] = limit }
+        let reply = try ask(request, ListReply.self)
+        let plan = try plan()
+        return (RecordingList(visible: try reply.recordings.map { try $0.row() }, hiddenCount: reply.hidden), plan)
+    }
+
+    func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort]) {
+        let reply = try ask(["class": "SHOW", "id": id.rawValue], ShowReply.self)
+        return (try reply.recording.row(), reply.efforts.map(\.stored))
+    }
+
+    func samples(of id: RecordingID) throws -> [StoredSample] {
+        var samples: [StoredSample] = []
+        var next: Int? = 0
+        while let from = next {
+            let page = try ask(["class": "READ", "id": id.rawValue, "from": from], ReadReply.self)
+            guard page.t.count == page.kg.count else { throw CLIExit.error.fail("griptrackd sent a READ page with \(page.t.count) times and \(page.kg.count) forces") }
+            for (time, force) in zip(page.t, page.kg) {
+                samples.append(StoredSample(micros: micros(time), kilograms: force))
+            }
+            next = page.next
+        }
+        return samples
+    }
+
+    func stats() throws -> (RecordingStatistics, Plan) {
+        let reply = try ask(["class": "STATS"], StatsReply.self)
+        let stats = RecordingStatistics(
+            recordings: reply.recordings, efforts: reply.efforts, samples: reply.samples, maxKilograms: reply.maxKg,
+            averageKilograms: reply.avgKg, first: reply.first.map(Date.init(timeIntervalSince1970:)),
+            last: reply.last.map(Date.init(timeIntervalSince1970:)))
+        return (stats, try plan())
+    }
+
+    func history() throws -> [AnalysedRecording] {
+        try ask(["class": "HISTORY"], HistoryReply.self).recordings.map { item in
+            AnalysedRecording(
+                id: RecordingID(rawValue: item.id), startedAt: Date(timeIntervalSince1970: item.startedAt),
+                recording: Recording(
+                    startMicros: item.startUs, endMicros: item.endUs, efforts: item.efforts.map { Effort($0.stored) },
+                    falseStartsDropped: 0))
+        }
+    }
+
+    func row(_ id: RecordingID) throws -> RecordingRow? {
+        switch try reply(["class": "SHOW", "id": id.rawValue], ShowReply.self) {
+        case .success(let reply): return try reply.recording.row()
+        case .failure(let refusal) where refusal.code == "pro_required": return nil  // hidden: delete may still free it
+        case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
+        }
+    }
+
+    func delete(_ id: RecordingID) throws {
+        _ = try ask(["class": "DELETE", "id": id.rawValue], Deleted.self)
+    }
+
+    func grant(note: String?, expires: Date?) throws -> Plan {
+        var request: [String: Any] = ["class": "PRO", "action": "grant"]
+        if let note { request["note"] = note }
+        if let expires { request["expires"] = ISO8601DateFormatter().string(from: expires) }
+        _ = try ask(request, ProChange.self)
+        return try plan()
+    }
+
+    func revoke(note: String?) throws -> (removed: Bool?, plan: Plan) {
+        _ = try ask(["class": "PRO", "action": "revoke"], ProChange.self)
+        return (nil, try plan())
+    }
+
+    /// Sends PRO import with `jws` in parts that fit a request line; the daemon verifies and stores it.
+    func importSigned(_ jws: String, kind: String) throws -> ImportReply {
+        let part = 3000
+        var rest = Substring(jws)
+        while rest.utf8.count > part {
+            let cut = rest.index(rest.startIndex, offsetBy: part)
+            try send(["class": "PRO", "action": "import", "data": String(rest[..<cut]), "more": true])
+            rest = rest[cut...]
+        }
+        return try ask(["class": "PRO", "action": "import", "data": String(rest), "kind": kind], ImportReply.self)
+    }
+
+    // MARK: - Requests
+
+    private func send(_ request: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys, .withoutEscapingSlashes])
+        do {
+            try connection.send(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw error.exit.fail(error.description)
+        }
+    }
+
+    /// Sends `request` and decodes its reply (the next line of `request["class"]`); an ERROR exits with the code
+    /// its `code` names.
+    private func ask<Reply: Decodable>(_ request: [String: Any], _ type: Reply.Type) throws -> Reply {
+        switch try reply(request, type) {
+        case .success(let reply): return reply
+        case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
+        }
+    }
+
+    /// Sends `request` and reads its reply, or the ERROR that answers it.
+    private func reply<Reply: Decodable>(_ request: [String: Any], _ type: Reply.Type) throws -> Result<Reply, Header> {
+        try send(request)
+        let name = request["class"] as? String ?? ""
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        while true {
+            let next: (message: DaemonMessage, line: String)?
+            do {
+                next = try connection.next()
+            } catch {
+                throw error.exit.fail(error.description)
+            }
+            guard let next else { throw DaemonClientError.closed.exit.fail(DaemonClientError.closed.description) }
+            let line = next.line
+            let data = Data(line.utf8)
+            guard let header = try? decoder.decode(Header.self, from: data) else { continue }
+            if header.class == "ERROR" { return .failure(header) }
+            guard header.class == name else { continue }
+            do {
+                return .success(try decoder.decode(Reply.self, from: data))
+            } catch {
+                throw CLIExit.error.fail(DaemonClientError.malformed(line: line).description)
+            }
+        }
+    }
+
+    /// The exit code of an ERROR reply (docs/cli.md): refused 4, Pro required 3, bad value 2, otherwise 1.
+    static func exit(for error: Header) -> CLIExit {
+        if error.code == nil, error.message?.hasPrefix("not authorized") == true { return .unavailable }
+        return switch error.code {
+        case "not_authorized": .unavailable
+        case "pro_required": .proRequired
+        case "invalid": .usage
+        case "rejected": .invalidInput
+        default: .error
+        }
+    }
+
+    struct Header: Decodable, Error {
+        var `class`: String
+        var message: String?
+        var code: String?
+    }
+}
+
+private func micros(_ seconds: Double) -> Int64 { Int64((seconds * 1_000_000).rounded()) }
+
+private struct PlanReply: Decodable {
+    var pro: Bool
+    var tier: String
+    var source: String
+    var reason: String
+    var expires: Double?
+    var storage: String?
+    var stored: Int
+    var limit: Int
+
+    var plan: Plan {
+        Plan(isPro: pro, tier: tier, source: source, reason: reason, expires: expires.map(Date.init(timeIntervalSince1970:)),
+             stored: stored, limit: limit, freeStorage: storage)
+    }
+}
+
+private struct RecordingObject: Decodable {
+    var id: Int64
+    var uuid: String
+    var startedAt: Double
+    var endedAt: Double?
+    var device: String
+    var profile: String
+    var hand: String?
+    var label: String?
+    var state: String
+    var maxKg: Double?
+    var avgKg: Double?
+    var samples: Int
+    var efforts: Int
+
+    func row() throws -> RecordingRow {
+        guard let uuid = UUID(uuidString: uuid), let state = RecordingState(rawValue: state) else {
+            throw CLIExit.error.fail("griptrackd sent recording \(id) with a uuid or state this client cannot read")
+        }
+        return RecordingRow(
+            id: RecordingID(rawValue: id), uuid: uuid, startedAt: Date(timeIntervalSince1970: startedAt),
+            endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile,
+            hand: hand.flatMap { GripStore.Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg,
+            averageKilograms: avgKg, sampleCount: samples, effortCount: efforts)
+    }
+}
+
+private struct EffortObject: Decodable {
+    var index: Int
+    var start: Double
+    var end: Double
+    var duration: Double
+    var peakKg: Double
+    var meanKg: Double
+    var timeToPeak: Double
+    var rfdKgS: Double?
+    var impulseKgS: Double
+    var baselineKg: Double
+    var open: Bool
+
+    var stored: StoredEffort {
+        StoredEffort(
+            index: index, startMicros: micros(start), endMicros: micros(end), peakKilograms: peakKg,
+            meanKilograms: meanKg, durationMicros: micros(duration), timeToPeakMicros: micros(timeToPeak),
+            rfdKilogramsPerSecond: rfdKgS, impulseKilogramSeconds: impulseKgS, baselineKilograms: baselineKg,
+            isOpen: open)
+    }
+}
+
+private struct ListReply: Decodable {
+    var recordings: [RecordingObject]
+    var hidden: Int
+}
+
+private struct ShowReply: Decodable {
+    var recording: RecordingObject
+    var efforts: [EffortObject]
+}
+
+private struct ReadReply: Decodable {
+    var t: [Double]
+    var kg: [Float]
+    var next: Int?
+}
+
+private struct StatsReply: Decodable {
+    var recordings: Int
+    var efforts: Int
+    var samples: Int
+    var maxKg: Double?
+    var avgKg: Double?
+    var first: Double?
+    var last: Double?
+}
+
+private struct HistoryReply: Decodable {
+    struct Item: Decodable {
+        var id: Int64
+        var startedAt: Double
+        var startUs: Int64
+        var endUs: Int64
+        var efforts: [EffortObject]
+    }
+
+    var recordings: [Item]
+}
+
+private struct Deleted: Decodable {
+    var id: Int64
+}
+
+private struct ProChange: Decodable {
+    var pro: Bool
+}
+
+/// The reply to PRO import.
+struct ImportReply: Decodable {
+    struct Event: Decodable {
+        var kind: String
+        var originalTransactionId: String?
+        var disposition: String
+    }
+
+    var pro: Bool
+    var reason: String
+    var before: String
+    var events: [Event]
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GripAnalysis
+import GripDaemon
+import GripEntitlements
+import GripStore
+
+/// Where the store commands read and change recordings and the plan: griptrackd's database through its socket, or
+/// a database file opened by the command (docs/storage.md). Each method applies the plan of that database: the
+/// free plan shows the newest 5 recordings, Pro features exit 3 without Pro.
+protocol RecordingLibrary {
+    /// Which database this is (for `--json` and messages).
+    var database: DatabaseChoice { get }
+    /// The plan now.
+    func plan() throws -> Plan
+    /// The newest recordings the plan shows, at most `limit`, and how many are not shown.
+    func list(limit: Int?) throws -> (RecordingList, Plan)
+    /// One recording the plan shows, with its efforts; exit 1 if there is none, 3 if the free plan hides it.
+    func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort])
+    /// Every sample of a recording the plan shows (read a page of chunks at a time from a daemon).
+    func samples(of id: RecordingID) throws -> [StoredSample]
+    /// Max and average over what the plan shows.
+    func stats() throws -> (RecordingStatistics, Plan)
+    /// Every recording with its efforts (Pro): trends and comparisons.
+    func history() throws -> [AnalysedRecording]
+    /// A recording's row for the delete prompt, hidden or not; nil when the daemon will not say.
+    func row(_ id: RecordingID) throws -> RecordingRow?
+    /// Deletes a recording; exit 1 when there is none.
+    func delete(_ id: RecordingID) throws
+    /// Grants Pro by hand; the plan after.
+    func grant(note: String?, expires: Date?) throws -> Plan
+    /// Removes the manual grant: whether there was one (nil when the daemon does not say), and the plan after.
+    func revoke(note: String?) throws -> (removed: Bool?, plan: Plan)
+}
+
+/// Opens the library a store command works on: `--db` forces a file; otherwise griptrackd's database when a daemon
+/// answers on the socket, else the personal database.
+enum LibraryChoice {
+    /// - Throws: exit 4 when a daemon is there but refuses this user or cannot be used; the store's exit codes.
+    static func open(common: CommonOptions, socket: SocketOption) throws -> any RecordingLibrary {
+        if let db = common.db {
+            return try LocalLibrary(common: common, database: DatabaseChoice(kind: .explicit, path: db))
+        }
+        let path = socket.socket ?? DaemonConfiguration.defaultSocketPath
+        do {
+            return try DaemonLibrary(connection: DaemonConnection(path: path))
+        } catch .notRunning, .notListening {
+            return try LocalLibrary(common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
+        } catch {
+            throw error.exit.fail(error.description)
+        }
+    }
+}
