@@ -1,8 +1,8 @@
 /// What the simulated hand does to the device over one stretch of streaming: a resting baseline (tare offset
 /// plus drift) and a list of pulls.
 ///
-/// The shape of a pull follows public Progressor traces in general terms (`reference/devices.md` §1.4,
-/// `reference/domain.md` §5): a smooth rise over a few hundred ms, a slightly fading hold, a quicker release.
+/// The shape of a pull follows public Progressor traces in general terms (`docs/devices.md` §4): a smooth rise over
+/// a few hundred ms, a slightly fading hold, a quicker release.
 public struct ForceProgram: Sendable {
     /// One pull, times in seconds from the start of the stretch.
     public struct Pull: Sendable {
