@@ -177,6 +177,25 @@ struct RecorderStateMachineTests {
         #expect(machine.sampleRoute == .held)
     }
 
+    @Test("a live-only RECORD with nothing stored open is an explicit recording that never gets a row")
+    func liveOnlyWithNothingOpen() {
+        var machine = Machine()
+        #expect(machine.handle(.record(Self.labelled, save: false)) == [.pipeline(.beginRecording(token: 1))])
+        #expect(machine.handle(.segment(.recordingStarted(startMicros: 2_000_000))) == [.follow(startMicros: 2_000_000)])
+        #expect(machine.handle(.applied(.began(token: 1, adopted: false))) == [
+            .publish, .reply(Self.alice, .started(saving: false, id: nil)),
+            .report(.started(id: nil, explicit: true, hand: .right, label: "repeaters")),
+        ])
+        #expect(machine.sampleRoute == .inside)
+        #expect(machine.status.explicit && !machine.status.saving)
+        #expect(machine.handle(.stop(Self.alice)) == [.pipeline(.endRecording(token: 2))])
+        let ended = Self.recording(2_000_000, 9_000_000, [])
+        let finished = Machine.Finished(id: nil, explicit: true, hand: .right, label: "repeaters", efforts: 0)
+        #expect(machine.handle(.segment(.recordingEnded(ended))) == [
+            .publish, .report(.finished(finished)), .reply(Self.alice, .stopped(finished)), .forget,
+        ])
+    }
+
     @Test("at the free limit RECORD is refused and the refused automatic recording goes on unstored")
     func refusedRecord() {
         var machine = Machine()

@@ -23,8 +23,10 @@ import GripStore
 ///   and label.
 /// - *ending* (the segmenter closed it before the consumer saw RECORD, or STOP was sent): that recording is saved as
 ///   it ended; the RECORD gets the recording the consumer opens for it, with a row of its own.
-/// - `save: false` (live only) never touches a stored recording: it is a view with its own summary (samples and
-///   efforts from RECORD to STOP), and the daemon keeps storing what the segmenter finds, as without it.
+/// - `save: false` (live only) never touches a stored recording. While the daemon stores an automatic recording by
+///   itself, the request is a view beside it with its own summary (samples and efforts from RECORD to STOP); that
+///   recording stays automatic, keeps its row and ends by its own rules. Otherwise it is an explicit recording that
+///   stores nothing (taking over an automatic recording the free plan refused).
 struct RecorderStateMachine {
     /// A RECORD's fields.
     struct Request: Sendable, Equatable {
@@ -72,9 +74,12 @@ struct RecorderStateMachine {
         var claimed: Open?
         /// STOP (or the client's disconnect) was sent after it: this end command follows the begin.
         var endToken: Int?
+        /// False for a live-only explicit recording (nothing open was being stored): it never gets a row.
+        var save = true
     }
 
-    /// A live-only RECORD (`save: false`): a view with its own summary.
+    /// A live-only RECORD (`save: false`) while an automatic recording is being stored: a view with its own summary
+    /// that leaves that recording alone.
     struct LiveView: Sendable, Equatable {
         var request: Request
         /// Efforts that ended while it was open (provisional: no false-start removal).
@@ -204,8 +209,8 @@ struct RecorderStateMachine {
     private(set) var stops: [(token: Int, client: ClientReference)] = []
     /// A finished row waiting for its commit outcome: the reports and replies to send then.
     private var committing: (finished: Finished, stops: [ClientReference])?
-    /// A RECORD that arrived while a recording was ending; handled once it has ended.
-    private var deferred: Request?
+    /// A RECORD (and its `save`) that arrived while a recording was ending; handled once it has ended.
+    private var deferred: (request: Request, save: Bool)?
     private var nextToken = 1
 
     // MARK: - Queries
@@ -397,7 +402,7 @@ struct RecorderStateMachine {
                     actions.append(.discardRow(extra))
                 }
             }
-            if open.id == nil {
+            if open.id == nil && begin.save {
                 // Its own row: the recording it meant to take over was refused, failed or ended first.
                 actions.append(.admit(startMicros: open.startMicros, hand: open.hand, label: open.label))
                 state = .admitting(.late(begin, open: open))
@@ -452,17 +457,17 @@ struct RecorderStateMachine {
         case .recording(let open) where open.explicit:
             return actions.append(.reply(request.client, .error(Self.inProgress(open.owner))))
         case .ending:
-            if save {
-                if deferred != nil {
-                    return actions.append(.reply(request.client, .error(Self.inProgress(deferred?.client))))
-                }
-                deferred = request
-                return
+            if let waiting = deferred {
+                return actions.append(.reply(request.client, .error(Self.inProgress(waiting.request.client))))
             }
+            deferred = (request, save)
+            return
         default:
             break
         }
-        guard save else {
+        if !save, case .recording(let open) = state, open.id != nil {
+            // The daemon is storing this recording by itself: a live-only request leaves it alone (same row, still
+            // automatic, its own end) and watches beside it.
             liveView = LiveView(request: request)
             actions += [
                 .liveView(open: true), .publish,
@@ -470,6 +475,15 @@ struct RecorderStateMachine {
                 .report(.started(id: nil, explicit: true, hand: request.hand, label: request.label)),
             ]
             return
+        }
+        if !save {
+            // Nothing stored is open: an explicit recording that stores nothing (the daemon stores nothing by itself
+            // while it lasts); an automatic recording the free plan refused becomes it.
+            let token = takeToken()
+            var begin = Begin(token: token, request: request)
+            begin.save = false
+            state = .beginning(begin, open: followed)
+            return actions.append(.pipeline(.beginRecording(token: token)))
         }
         switch state {
         case .recording(let open) where open.id != nil:
@@ -516,7 +530,7 @@ struct RecorderStateMachine {
 
     private mutating func clientGone(_ id: Int, _ actions: inout [Action]) {
         stops.removeAll { $0.client.id == id }
-        if deferred?.client.id == id { deferred = nil }
+        if deferred?.request.client.id == id { deferred = nil }
         if let view = liveView, view.request.client.id == id {
             actions.append(.log("Live-only recording stopped: its client disconnected"))
             endLiveView(answering: [], &actions)
@@ -565,9 +579,9 @@ struct RecorderStateMachine {
             break
         }
         if liveView != nil { endLiveView(answering: [], &actions) }
-        if let request = deferred {
+        if let waiting = deferred {
             deferred = nil
-            actions.append(.reply(request.client, .error("no recording started: \(reason)")))
+            actions.append(.reply(waiting.request.client, .error("no recording started: \(reason)")))
         }
         for stop in stops { actions.append(.reply(stop.client, .error("no recording in progress"))) }
         stops.removeAll()
@@ -687,9 +701,9 @@ struct RecorderStateMachine {
 
     /// A RECORD that waited for the previous recording to end.
     private mutating func runDeferred(_ actions: inout [Action]) {
-        guard case .idle = state, let request = deferred else { return }
+        guard case .idle = state, let waiting = deferred else { return }
         deferred = nil
-        record(request, save: true, &actions)
+        record(waiting.request, save: waiting.save, &actions)
     }
 
     private mutating func takeToken() -> Int {
