@@ -254,4 +254,55 @@ struct RecorderStateMachineTests {
             .finish(.init(id: Self.row13, recording: nil)), .forget,
         ])
     }
+    @Test("the RECORD's client hanging up before the consumer answered ends the recording right after it starts")
+    func disconnectWhileBeginning() {
+        var machine = Self.automatic()
+        _ = machine.handle(.record(Self.labelled, save: true))
+        #expect(machine.handle(.clientGone(id: Self.alice.id)) == [
+            .log("Recording stopped: its client disconnected"), .pipeline(.endRecording(token: 2)),
+        ])
+        #expect(machine.handle(.applied(.began(token: 1, adopted: true))) == [
+            .describe(Self.row12, hand: .right, label: "repeaters"), .publish,
+            .reply(Self.alice, .started(saving: true, id: Self.row12)),
+            .report(.started(id: Self.row12, explicit: true, hand: .right, label: "repeaters")),
+        ])
+        guard case .ending(_, token: 2) = machine.state else {
+            Issue.record("not ending: \(machine.state)")
+            return
+        }
+        let ended = Self.recording(1_000_000, 3_000_000, [])
+        #expect(machine.handle(.segment(.recordingEnded(ended))) == [
+            .finish(.init(id: Self.row12, recording: ended)), .forget,
+        ])
+    }
+
+    @Test("shutdown finishes the open recording with what it has and answers a waiting RECORD")
+    func shutdownFinishesAndAnswers() {
+        var machine = Self.automatic()
+        _ = machine.handle(.segment(.effortEnded(Self.effort(2_000_000, 3_000_000, peak: 20))))
+        #expect(machine.handle(.shutdown) == [
+            .log("Recording still open at shutdown; finishing it with the samples received"),
+            .releaseHeld(through: Int64.min), .finish(.init(id: Self.row12, recording: nil)), .forget,
+        ])
+        #expect(machine.state == .streamEnded)
+        var waiting = Machine()
+        _ = waiting.handle(.record(Self.labelled, save: true))
+        _ = waiting.handle(.store(.started(Self.row13)))
+        #expect(waiting.handle(.shutdown) == [
+            .discardRow(Self.row13),
+            .reply(Self.alice, .error("no recording started: the daemon is shutting down")),
+        ])
+    }
+
+    @Test("a failed commit is reported without the row id, so nobody is told it was saved")
+    func commitFailure() {
+        var machine = Self.automatic()
+        _ = machine.handle(.stop(Self.bob))
+        let ended = Self.recording(1_000_000, 2_000_000, [])
+        _ = machine.handle(.segment(.recordingEnded(ended)))
+        let unsaved = Machine.Finished(id: nil, explicit: false, efforts: 0)
+        #expect(machine.handle(.store(.commitFailed(Self.row12, "disk I/O error"))) == [
+            .publish, .report(.finished(unsaved)), .reply(Self.bob, .stopped(unsaved)),
+        ])
+    }
 }
