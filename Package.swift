@@ -1,5 +1,5 @@
 // swift-tools-version:6.2
-// The griptrack package: see ../shared/DESIGN.md §2 for the module map and which target may import which.
+// The griptrack package: see docs/design.md ("Module map", "Import rules") for which target may import which.
 
 import PackageDescription
 
@@ -81,7 +81,7 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // The service: a source into the stream, the socket protocol, sd_notify, lifecycle (DESIGN.md §2, §7).
+        // The service: a source into the stream, the socket protocol, sd_notify, lifecycle (docs/design.md, "Module map" and "Interfaces").
         .target(
             name: "GripDaemon",
             dependencies: [

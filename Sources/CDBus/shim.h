@@ -1,6 +1,6 @@
 // CDBus: libdbus-1 for Swift. Not API: only GripBlueZ/Internal/LibDBus.swift uses it.
 //
-// Why this header exists (reference/toolchain.md §2, bluez.md §8):
+// Why this header exists (docs/bluez.md §5):
 // - DBUS_TYPE_* are `((int) 'x')` casts that ClangImporter refuses, so they are re-exported as static consts.
 // - dbus_message_append_args / get_args are variadic and unavailable in Swift; the helpers below read and
 //   append one basic value through the DBusBasicValue union instead.

@@ -2,12 +2,12 @@ import Glibc
 
 // One device's GATT session, supervised: connect (with retries), wait for ServicesResolved, resolve the notify
 // characteristic by UUID, enable notifications, then watch for link loss, services changing, bluetoothd restarts
-// and stop, and go round again.
+// and stop, and go round again. "Pitfall N" below is the numbered list in docs/bluez.md §4.
 //
 // Invariants:
 // - `state` is touched on the D-Bus loop thread only; the supervising task reaches it through `perform`.
 // - Notifications never pass through the task: StartNotify values arrive through the connection's fast path
-//   (a route keyed by characteristic path, installed before StartNotify so none is missed; pitfall 1), AcquireNotify
+//   (a route keyed by characteristic path, installed before StartNotify so none is missed; docs/bluez.md pitfall 1), AcquireNotify
 //   datagrams through an fd watch on the loop thread. At most one route and one fd exist at a time, so a callback
 //   is never doubled (pitfall 5).
 // - The characteristic is re-resolved by UUID after every ServicesResolved=true (pitfall 9).

@@ -96,8 +96,7 @@ public final class Daemon: Sendable {
         let recorder = try DaemonRecorder(
             store: store,
             settings: DaemonRecorder.Settings(
-                access: configuration.access, preRollMicros: segmenterSettings.preRollMicros,
-                postRollMicros: segmenterSettings.postRollMicros,
+                access: configuration.access,
                 retentionMicros: segmenterSettings.preRollMicros + 60_000_000,
                 device: configuration.replayPath.map { "capture " + ($0 as NSString).lastPathComponent } ?? profile.name,
                 profile: profile.name),

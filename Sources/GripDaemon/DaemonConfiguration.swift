@@ -4,7 +4,7 @@ import GripStream
 
 /// Everything `griptrackd` needs to start, already validated by the executable.
 public struct DaemonConfiguration: Sendable {
-    /// The Unix socket clients connect to (DESIGN.md §7).
+    /// The Unix socket clients connect to (docs/design.md, "Interfaces").
     public static let defaultSocketPath = "/run/griptrack/griptrack.sock"
 
     /// Where the daemon listens; a stale socket file there is replaced, a live one is an error.
@@ -23,7 +23,7 @@ public struct DaemonConfiguration: Sendable {
     public var handlesSignals: Bool
     /// The release string sent in the VERSION greeting.
     public var release: String
-    /// The recordings database (DESIGN.md §5: the unit's StateDirectory in system mode).
+    /// The recordings database (docs/design.md, "Storage": the unit's StateDirectory in system mode).
     public var databasePath: String
     /// The entitlement context: `[entitlements] bypass` from the configuration and the free plan.
     public var access: AccessContext

@@ -120,8 +120,15 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             if !watching { batch.removeAll() }
             // The end-of-stream batch is handed over below, after STATUS says the stream ended.
             if finished { break }
-            fanOut.offer(&batch)
-            recorderFeed?.offer(&recorderBatch)
+            let liveHandedOver = fanOut.offer(&batch)
+            let recorderHandedOver = recorderFeed?.offer(&recorderBatch) ?? true
+            if !liveHandedOver || !recorderHandedOver {
+                // The receiver held the hand-off's lock (a thread preempted inside `take`). The batch is kept, but
+                // with an idle ring `waitForData` would sleep on it, and a command's outcome (the reply to RECORD)
+                // would wait for the device's next notification: ask for an immediate wake-up and try again.
+                ring.wakeConsumer()
+                sched_yield()
+            }
             if let at = effortAt {
                 activity?.noteEffort(atHostMicros: at)
                 effortAt = nil

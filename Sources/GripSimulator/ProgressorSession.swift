@@ -3,7 +3,7 @@ import GripWire
 /// A scripted Tindeq Progressor session, rendered as a btsnoop capture exactly as `btmon -w` (datalink 2001) or
 /// an Android HCI snoop log (1002) would have recorded it: LE connection, MTU exchange, GATT discovery, the CCCD
 /// write, control-point commands and their responses, and weight notifications with the device's real timing
-/// (≈11.4 ms ticks, every 16th slot missing; `reference/devices.md` §1.4).
+/// (≈11.4 ms ticks, every 16th slot missing; `docs/devices.md` §4).
 ///
 /// No public capture of a force device exists, so these synthesized sessions are griptrack's replay fixtures.
 /// Rendering is deterministic: the same session and seed give the same bytes on every machine.

@@ -17,7 +17,7 @@ struct Griptrack: AsyncParsableCommand {
         ]
     )
 
-    /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (DESIGN.md §7).
+    /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (docs/design.md, "Interfaces").
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -37,7 +37,7 @@ struct Griptrack: AsyncParsableCommand {
     }
 }
 
-/// griptrack's exit codes (DESIGN.md §7), in one place.
+/// griptrack's exit codes (docs/design.md, "Interfaces"), in one place.
 enum CLIExit: Int32 {
     case ok = 0, error = 1, usage = 2, proRequired = 3, unavailable = 4, invalidInput = 5
 

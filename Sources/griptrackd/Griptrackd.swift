@@ -24,7 +24,7 @@ struct Griptrackd: AsyncParsableCommand {
         version: DaemonConfiguration.release
     )
 
-    /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (DESIGN.md §7).
+    /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (docs/design.md, "Interfaces").
     static func main() async {
         do {
             var command = try parseAsRoot()

@@ -5,8 +5,8 @@ Run with Debian's Python (python3-dbusmock, python3-dbus, python3-gi):
     /usr/bin/python3 -m dbusmock --system -t Tests/FakeBlueZ/fake_bluez.py -p '{"notifications": "/tmp/n.txt"}'
 
 Why not the stock `bluez5` template: it has no GattService1/GattCharacteristic1, no notifications, no AcquireNotify,
-and its Device1.Connect leaves Connected false (reference/bluez.md §10). This template is standalone and models what
-reference/bluez.md §11 lists: adapters, discovery with per-client filters and sessions, devices that are exported
+and its Device1.Connect leaves Connected false (docs/bluez.md §6). This template is standalone and models what
+docs/bluez.md §6 lists: adapters, discovery with per-client filters and sessions, devices that are exported
 when discovered, Connect (Connected=true, then ServicesResolved=true after a delay), GATT objects with BlueZ-style
 paths (serviceHHHH/charHHHH/descHHHH, HHHH = ATT handle), per-sender StartNotify sessions, AcquireNotify over a
 SOCK_SEQPACKET socketpair, WriteValue by Flags, and fault injection.

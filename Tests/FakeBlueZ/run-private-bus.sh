@@ -50,7 +50,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
-# A private bus: line 1 = address, line 2 = pid (reference/bluez.md §9).
+# A private bus: line 1 = address, line 2 = pid (docs/bluez.md §6).
 { read -r address; read -r bus_pid; } < <(dbus-daemon --session --print-address=1 --print-pid=1 --fork --nopidfile)
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 

@@ -113,7 +113,7 @@ struct DeviceConnectionTests {
     func acquireFallsBack() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true], notifications: streamed)
         defer { fake.stop() }
-        // The control connection connects the device and holds a StartNotify session (bluez.md pitfall 3).
+        // The control connection connects the device and holds a StartNotify session (docs/bluez.md pitfall 3).
         try await fake.control.call("org.bluez", FakeBlueZ.progressorPath, BlueZ.device, "Connect")
         try await Task.sleep(for: .milliseconds(100))
         try await fake.control.call("org.bluez", FakeBlueZ.dataPath, BlueZ.characteristic, "StartNotify")

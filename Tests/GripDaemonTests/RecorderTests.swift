@@ -37,19 +37,25 @@ struct RecorderTests {
     /// The samples of the capture's (automatic) recording, as the replay pipeline cuts it: those from its start to
     /// its end, the same rule `griptrack replay --save` stores.
     static func passiveRecordingSamples() throws -> [StoredSample] {
+        try passiveRecording().samples
+    }
+
+    /// The capture's recording as the replay pipeline cuts it, with its samples.
+    static func passiveRecording() throws -> (recording: Recording, samples: [StoredSample]) {
         var all: [StoredSample] = []
-        var inside: [StoredSample] = []
+        var found: (Recording, [StoredSample])?
         _ = try CaptureReplay.run(path: CaptureFixtures.url("\(capture).btsnoop").path) { output in
             switch output {
             case .sample(let micros, let kilograms):
                 all.append(StoredSample(micros: micros, kilograms: kilograms))
             case .segment(.recordingEnded(let recording)):
-                inside = all.filter { $0.micros >= recording.startMicros && $0.micros <= recording.endMicros }
+                found = (recording, all.filter { $0.micros >= recording.startMicros && $0.micros <= recording.endMicros })
             default:
                 break
             }
         }
-        return inside
+        let (recording, samples) = try #require(found)
+        return (recording, samples)
     }
 
     /// Fills a new database with `count` finished recordings (as another griptrack would have).
@@ -198,7 +204,14 @@ struct RecorderTests {
             recorder.send("{\"class\":\"RECORD\",\"hand\":\"right\",\"label\":\"repeaters\"}\n")
             let started = try #require(try await recorder.read(until: "RECORD").match)
             #expect(started["event"] as? String == "started")
+            #expect(started["saving"] as? Bool == true)
             #expect(started["id"] as? Int == id, "RECORD did not keep the automatic recording's row")
+            // Hang up only once the whole capture has gone through: an explicit recording that ends mid-capture
+            // (its client's disconnect is a STOP) leaves the later efforts to a new automatic recording, a second row.
+            let rest = try await Self.readWholeCapture(watcher)
+            #expect(
+                !rest.contains { $0["class"] as? String == "RECORDER" && $0["explicit"] as? Bool == false },
+                "the recording was split")
         }  // the recording client hangs up here
         let saved = try #require(try await watcher.read(until: "RECORDER", event: "saved").match)
         #expect(saved["id"] as? Int == id)
@@ -209,6 +222,75 @@ struct RecorderTests {
         #expect(rows.map(\.state) == [.complete])
         #expect(rows.first?.hand == .right)
         #expect(rows.first?.label == "repeaters")
+    }
+
+    @Test("RECORD save:false while an automatic recording is stored leaves it alone: saving false, one automatic row")
+    func liveOnlyRecordLeavesAutomaticAlone() async throws {
+        let expected = try Self.expected()
+        let harness = try await DaemonHarness(keepsStreamOpen: true).started()
+        let watcher = try harness.connect()
+        _ = try await watcher.readMessage()
+        watcher.send("{\"class\":\"WATCH\"}\n")
+        let automatic = try #require(try await watcher.read(until: "RECORDER", event: "started").match)
+        let id = try #require(automatic["id"] as? Int)
+        let viewer = try harness.connect()
+        _ = try await viewer.readMessage()
+        viewer.send("{\"class\":\"RECORD\",\"save\":false,\"label\":\"just looking\"}\n")
+        let started = try #require(try await viewer.read(until: "RECORD").match)
+        #expect(started["event"] as? String == "started")
+        #expect(started["saving"] as? Bool == false)
+        #expect(started["id"] == nil)
+        viewer.send("{\"class\":\"STOP\"}\n")
+        let stop = try #require(try await viewer.read(until: "STOP").match)
+        #expect(stop["event"] as? String == "discarded")
+        #expect(stop["id"] == nil)
+        // The automatic recording was not stopped by the live-only view's STOP: it runs to the capture's end.
+        let seen = try await Self.readWholeCapture(watcher)
+        #expect(!seen.contains { $0["class"] as? String == "RECORDER" && $0["event"] as? String == "saved" })
+        watcher.send("{\"class\":\"STATUS\"}\n")
+        let status = try #require(try await watcher.read(until: "STATUS").match?["recorder"] as? [String: Any])
+        #expect(status["explicit"] as? Bool == false)
+        #expect(status["saving"] as? Bool == true)
+        #expect(status["id"] as? Int == id)
+        try await harness.stop()
+        let store = try RecordingStore(path: harness.databasePath)
+        let rows = try store.listRecordings(limit: nil).visible
+        #expect(rows.map(\.id.rawValue) == [Int64(id)])
+        #expect(rows.first?.label == nil)
+        #expect(try store.efforts(of: RecordingID(rawValue: Int64(id))).count == expected.peaks.count)
+    }
+
+    @Test("a replay at speed 10 and one as fast as possible store the same recording: start, end and length")
+    func recordingTimesFollowTheStream() async throws {
+        let (recording, samples) = try Self.passiveRecording()
+        let first = try #require(samples.first?.micros)
+        let last = try #require(samples.last?.micros)
+        var lengths: [TimeInterval] = []
+        for speed in [10, Double.infinity] {
+            let before = Date()
+            let harness = try await DaemonHarness(speed: speed).started()
+            let client = try harness.connect()
+            _ = try await client.readMessage()
+            client.send("{\"class\":\"WATCH\"}\n")
+            _ = try await client.read(until: "RECORDER", event: "saved")
+            try await harness.stop()
+            let store = try RecordingStore(path: harness.databasePath)
+            let row = try #require(try store.listRecordings(limit: nil).visible.first)
+            let stored = try store.samples(of: row.id)
+            #expect(stored.first?.micros == first, "speed \(speed)")
+            #expect(stored.last?.micros == last, "speed \(speed)")
+            let ended = try #require(row.endedAt)
+            lengths.append(ended.timeIntervalSince(row.startedAt))
+            // The start date is anchored on the wall clock (the stream instant mapped back from the sample that
+            // announced the recording), so it lies around the replay's run, never in the future.
+            #expect(abs(row.startedAt.timeIntervalSince(before)) < 10 && row.startedAt <= Date(), "speed \(speed)")
+        }
+        // The row keeps its dates to the millisecond.
+        let length = Double(recording.endMicros - recording.startMicros) / 1_000_000
+        for stored in lengths {
+            #expect(abs(stored - length) < 0.002, "stored length \(stored) s, stream length \(length) s")
+        }
+        #expect(lengths.count == 2 && abs(lengths[0] - lengths[1]) < 0.002)
     }
 
     // MARK: - Passive recordings

@@ -4,7 +4,7 @@ import GripAnalysis
 /// A deterministic synthetic force signal sampled at the Tindeq Progressor's real timing.
 ///
 /// The signal is a piecewise-linear curve built from keyframes (`hold`, `ramp`, `pull`), plus an optional linear
-/// drift and optional deterministic uniform noise. Sampling follows `reference/devices.md` §1.4: slots every
+/// drift and optional deterministic uniform noise. Sampling follows `docs/devices.md` §4: slots every
 /// 11.4 ms, with every 16th slot missing (a 22.8 ms gap), so tests see the device's uneven steps.
 ///
 /// Keyframe times are whole microseconds, so crossing times of noise-free ramps can be computed by hand.

@@ -80,6 +80,16 @@ struct CommandLineTests {
             message: ":1: Error while parsing table header: expected ']', saw '\\n'"),
     ]
 
+    @Test("replay --help shows the speed's default as the word to type (max)")
+    func replayHelpShowsSpeedDefault() throws {
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        let result = try runner.run(["replay", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("default: max)"), "\(result.stdout)")
+        #expect(!result.stdout.contains("SpeedOption"), "\(result.stdout)")
+    }
+
     @Test("a bad configuration exits 5 naming the file, line and key", arguments: configCases)
     func configError(_ test: ConfigCase) throws {
         let sandbox = try CLISandbox(config: test.text)

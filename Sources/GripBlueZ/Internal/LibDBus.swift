@@ -1,4 +1,4 @@
-// The only file that talks to libdbus-1 (STYLE.md §2). One thin wrapper per C function, named in its doc.
+// The only file that talks to libdbus-1 (docs/design.md, "Import rules"). One thin wrapper per C function, named in its doc.
 //
 // Invariants:
 // - Every DBusConnection* is owned by exactly one `RawConnection`. All calls on it, except `open`/`register`

@@ -3,7 +3,7 @@ import GripStore
 import Logging
 import ServiceLifecycle
 
-/// The daemon's recorder: the only thread that writes the store (DESIGN.md §5, §6).
+/// The daemon's recorder: the only thread that writes the store (docs/design.md, "Storage" and "Entitlements").
 ///
 /// It runs its own `poll(2)` loop over three wake pipes: the recorder feed (every sample and segment event from the
 /// consumer thread, plus the outcome of each command it applied), the request mailbox (RECORD, STOP, PRO and
@@ -16,7 +16,13 @@ import ServiceLifecycle
 ///   live view is untouched, watchers get RECORDER "refused", STATUS shows the text, and the log says it once
 ///   until a recording is admitted again.
 /// - **Explicit mode** (RECORD/STOP, PROTOCOL 1.1): admission happens when RECORD arrives; the consumer then opens
-///   the recording (or makes the automatic one explicit) and the reply waits for that outcome.
+///   the recording (or makes the automatic one explicit) and the reply waits for that outcome. A live-only RECORD
+///   (`save: false`) is a view with its own summary and never touches a stored recording.
+///
+/// Every decision is `RecorderStateMachine`'s (pure, tested with exact action lists); `RecorderLoop` is the I/O
+/// shell that carries them out. A stored recording's start date is the wall clock at the stream instant it starts;
+/// its end date is that plus its length on the stream timeline (sample µs), so a replay at any pace stores the same
+/// length.
 ///
 /// Shutdown: the group stops services in reverse order, so the pipeline has ended (closing the open recording)
 /// before the recorder is asked to stop; it then takes the last outputs, finishes the row and returns.
@@ -25,10 +31,9 @@ final class DaemonRecorder: Service, CustomStringConvertible {
     struct Settings: Sendable {
         /// The entitlement context (bypass flag, free plan).
         var access: AccessContext
-        /// The segmenter's pre-roll and post-roll (stream µs).
-        var preRollMicros: Int64
-        var postRollMicros: Int64
-        /// How much recent stream the pre-roll window keeps: the pre-roll plus time for an effort to be accepted.
+        /// How much recent stream the pre-roll window keeps (stream µs): at least the segmenter's pre-roll plus the
+        /// time an effort takes to be accepted, since a recording's `recordingStarted` names a start that far back.
+        /// Only a size: which samples belong to a recording is the segmenter's start and end, never worked out here.
         var retentionMicros: Int64
         /// The most samples the window keeps (≈ 3 min at the Progressor's 88 Hz).
         var retentionSamples = 16_384

@@ -5,76 +5,50 @@ import GripStore
 import GripStream
 import Logging
 
-/// A recording the recorder follows: from the segmenter's `recordingStarted` (or an explicit RECORD) to its
-/// `recordingEnded`. Owned by the recorder thread.
-private final class OpenRecording {
-    /// Its first instant (stream µs); nil while an explicit recording waits for the stream's first sample.
-    var startMicros: Int64?
-    var explicit: Bool
-    /// The client whose RECORD made it explicit.
-    var owner: ClientReference?
-    var hand: Hand?
-    var label: String?
-    /// The stored row and its writer; nil for a live-only (save:false) or refused recording.
-    var id: RecordingID?
-    var writer: ChunkWriter?
-    /// An automatic recording the free plan refused (nothing is stored; it is followed so STOP and STATUS work).
-    var refused = false
-    /// Closed by the recorder itself (an unwanted recording): no reports when it ends.
-    var silent = false
-    /// Samples inside the recording seen so far, and how many of them went to the store.
-    var sampleCount = 0
-    var storedCount = 0
-    /// While automatic: samples after the last effort's end + post-roll, kept back until an effort starts again
-    /// (they belong to the recording) or the recording ends (they do not).
+/// The samples of the recording the state machine follows, as the shell keeps them. Owned by the recorder thread.
+private final class FollowedSamples {
+    /// The recording's first instant (stream µs), from the segmenter.
+    let startMicros: Int64
+    /// Samples inside the recording so far, and how many of them went to the store.
+    var count = 0
+    var stored = 0
+    /// Samples the machine holds back (after an automatic recording's last effort) until the segmenter decides.
     var held: [StoredSample] = []
-    /// End of the last effort (stream µs) while no effort is in progress.
-    var lastEffortEnd: Int64?
-    /// Host wall-clock start.
-    var startedAt: Date
-
-    init(startMicros: Int64?, explicit: Bool, startedAt: Date) {
-        self.startMicros = startMicros
-        self.explicit = explicit
-        self.startedAt = startedAt
-    }
-}
-
-/// A RECORD the consumer has not applied yet: its reply waits for the command's outcome.
-private struct PendingRecord {
-    var token: Int
-    var client: ClientReference
-    var hand: Hand?
-    var label: String?
-    var save: Bool
-    /// The row admitted for it (or the automatic recording's row it takes over).
+    /// The stored row's writer; nil for a recording that is not stored.
+    var writer: ChunkWriter?
     var id: RecordingID?
-    /// A recording that started after the request claimed it (no passive admission for it).
-    var claimed = false
+
+    init(startMicros: Int64) {
+        self.startMicros = startMicros
+    }
+
+    /// What STOP and RECORDER report: the stored samples when stored, else those counted.
+    var reported: Int { writer != nil ? stored : count }
 }
 
-/// A STOP waiting for the recording to end.
-private struct PendingStop {
-    var token: Int
-    var client: ClientReference
-}
-
-/// The recorder thread's state and loop (see `DaemonRecorder`).
+/// The recorder thread's I/O shell (see `DaemonRecorder`): it feeds ``RecorderStateMachine`` the feed's segment
+/// events and command outcomes, the socket thread's requests and the store's outcomes, and carries out the actions
+/// it returns. The samples themselves stay here (the machine only says where they go), and so do PRO requests and
+/// the access summary, which decide nothing about recordings.
 struct RecorderLoop {
     private let recorder: DaemonRecorder
     private let stopDescriptor: Int32
+    private var machine = RecorderStateMachine()
     private var window: SampleWindow
-    private var current: OpenRecording?
-    private var pending: PendingRecord?
-    private var stops: [PendingStop] = []
-    /// End-recording tokens the recorder sent itself (nobody to answer).
-    private var nextToken = 1
-    private var streamEnded = false
+    private var followed: FollowedSamples?
+    /// The sample count of the last recording the shell stopped following (its report may come after).
+    private var lastFollowedSamples = 0
+    /// Samples seen by the open live-only view, and by the last one closed.
+    private var viewSamples: Int?
+    private var lastViewSamples = 0
+    /// Each stored row's start: its wall-clock date and its stream instant (set once known). A row's end date is
+    /// its start date plus the recording's length on the stream timeline, whatever the replay pace.
+    private var rowStarts: [RecordingID: (date: Date, micros: Int64?)] = [:]
     /// The last refusal's text while the free plan still refuses, and whether it has been logged.
     private var refusal: String?
     private var refusalLogged = false
     private var access: DaemonStatus.AccessSummary?
-    /// The newest sample's stream time and the wall clock when it was handled (maps stream µs to wall time).
+    /// The newest sample's stream time and the wall clock when it was handled (maps stream µs to a wall date).
     private var anchor: (micros: Int64, wall: Date)?
     private var incoming = HandOffBatch<RecorderFeedEvent>()
     private var knownFeedDrops = 0
@@ -113,31 +87,24 @@ struct RecorderLoop {
         // The pipeline stopped before us (reverse shutdown order): its last outputs close the open recording.
         drainFeed()
         handleRequests()
-        if let open = current {
-            logger.warning("Recording still open at shutdown; finishing it with the samples received")
-            finish(open, recording: nil)
-        }
-        if let request = pending {
-            pending = nil
-            abandon(request, because: "the daemon is shutting down")
-        }
+        apply(.shutdown)
         logger.info("Recorder stopped")
     }
 
     /// The chunk writer's next commit deadline, or no timeout when nothing waits to be committed.
     private func timeoutMilliseconds() -> Int32 {
-        guard let deadline = current?.writer?.flushDeadline else { return -1 }
+        guard let deadline = followed?.writer?.flushDeadline else { return -1 }
         let due = deadline - ContinuousClock.now
         let millis = due.components.seconds * 1000 + due.components.attoseconds / 1_000_000_000_000_000
         return Int32(max(0, min(millis + 1, 1000)))
     }
 
     private mutating func flushIfDue() {
-        guard let open = current, let writer = open.writer else { return }
+        guard let followed, let writer = followed.writer else { return }
         do {
             try writer.flushIfDue()
         } catch {
-            logger.error("Could not commit samples", metadata: ["recording.id": "\(open.id?.rawValue ?? -1)", "error": "\(error)"])
+            logger.error("Could not commit samples", metadata: ["recording.id": "\(followed.id?.rawValue ?? -1)", "error": "\(error)"])
         }
     }
 
@@ -150,7 +117,17 @@ struct RecorderLoop {
         for (samplesBefore, event) in events {
             ingest(consumed..<samplesBefore)
             consumed = samplesBefore
-            handle(event)
+            switch event {
+            case .output(.segment(let segment)):
+                apply(.segment(segment))
+            case .output:
+                break
+            case .applied(let outcome):
+                apply(.applied(outcome))
+            case .streamEnded:
+                window.removeAll()
+                apply(.streamEnded)
+            }
         }
         ingest(consumed..<incoming.micros.count)
         incoming.removeAll()
@@ -163,317 +140,241 @@ struct RecorderLoop {
         }
     }
 
+    /// Puts samples where the machine says (the route changes only at events, which split the ranges).
     private mutating func ingest(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
         anchor = (incoming.micros[range.upperBound - 1], Date())
+        if let count = viewSamples { viewSamples = count + range.count }
+        let route = machine.sampleRoute
         var toStore: [StoredSample] = []
-        let open = current.flatMap { $0.startMicros == nil ? nil : $0 }
-        if open?.writer != nil { toStore.reserveCapacity(range.count) }
+        if route == .inside, followed?.writer != nil { toStore.reserveCapacity(range.count) }
         for index in range {
             let sample = StoredSample(micros: incoming.micros[index], kilograms: incoming.kilograms[index])
             window.append(sample)
-            guard let open else { continue }
-            if !open.explicit,
-                !open.held.isEmpty
-                    || open.lastEffortEnd.map({ sample.micros > $0 &+ recorder.settings.postRollMicros }) == true
-            {
-                open.held.append(sample)
-                continue
+            guard let followed else { continue }
+            switch route {
+            case .none:
+                break
+            case .inside:
+                followed.count += 1
+                if followed.writer != nil { toStore.append(sample) }
+            case .held:
+                followed.held.append(sample)
             }
-            open.sampleCount += 1
-            if open.writer != nil { toStore.append(sample) }
         }
-        if let open { store(toStore, in: open) }
+        if let followed { store(toStore, in: followed) }
     }
 
-    private func store(_ samples: [StoredSample], in open: OpenRecording) {
-        guard let writer = open.writer, !samples.isEmpty else { return }
+    private func store(_ samples: [StoredSample], in followed: FollowedSamples) {
+        guard let writer = followed.writer, !samples.isEmpty else { return }
         do {
             try writer.append(samples)
-            open.storedCount += samples.count
+            followed.stored += samples.count
         } catch {
-            logger.error("Could not store samples", metadata: ["recording.id": "\(open.id?.rawValue ?? -1)", "error": "\(error)"])
+            logger.error("Could not store samples", metadata: ["recording.id": "\(followed.id?.rawValue ?? -1)", "error": "\(error)"])
         }
     }
 
-    private mutating func handle(_ event: RecorderFeedEvent) {
-        switch event {
-        case .output(.segment(let segment)):
-            handle(segment)
-        case .output:
-            break
-        case .applied(.began(let token, let adopted)):
-            began(token: token, adopted: adopted)
-        case .applied(.ended(let token, let wasOpen)):
-            ended(token: token, wasOpen: wasOpen)
-        case .streamEnded:
-            endOfStream()
-        }
+    // MARK: - The state machine's actions
+
+    /// Feeds the machine one input and carries out its actions (store outcomes go back in as they happen).
+    private mutating func apply(_ input: RecorderStateMachine.Input) {
+        for action in machine.handle(input) { perform(action) }
     }
 
-    private mutating func handle(_ segment: SegmentEvent) {
-        switch segment {
-        case .recordingStarted(let start):
-            recordingStarted(at: start)
-        case .effortStarted:
-            guard let open = current else { return }
-            open.lastEffortEnd = nil
-            releaseHeld(of: open, upTo: nil)
-        case .effortEnded(let effort):
-            current?.lastEffortEnd = effort.endMicros
-        case .recordingEnded(let recording):
-            guard let open = current else {
-                logger.debug("Recording ended that the recorder did not follow")
-                return
+    private mutating func perform(_ action: RecorderStateMachine.Action) {
+        switch action {
+        case .follow(let start):
+            let samples = FollowedSamples(startMicros: start)
+            if let oldest = window.oldest, oldest.micros > start {
+                logger.debug(
+                    "Recording starts before the oldest kept sample",
+                    metadata: ["recording.start": "\(start)", "window.oldest": "\(oldest.micros)"])
             }
-            finish(open, recording: recording)
-        }
-    }
-
-    /// Moves kept-back samples into the recording (all of them, or those up to `end`).
-    private func releaseHeld(of open: OpenRecording, upTo end: Int64?) {
-        guard !open.held.isEmpty else { return }
-        let belonging = end.map { end in open.held.filter { $0.micros <= end } } ?? open.held
-        open.held.removeAll()
-        open.sampleCount += belonging.count
-        store(belonging, in: open)
-    }
-
-    private mutating func recordingStarted(at start: Int64) {
-        if let open = current {
-            if open.startMicros == nil {
-                // An explicit recording that waited for the stream's first sample.
-                open.startMicros = start
-                open.startedAt = wallClock(start)
-                takeWindow(into: open)
-                publish()
-            } else {
-                logger.debug("Recording started while another was followed", metadata: ["recording.start": "\(start)"])
-            }
-            return
-        }
-        if var request = pending {
-            // A RECORD waits for its outcome: this recording is the one it gets (automatic or opened by it).
-            request.claimed = true
-            pending = request
-            let open = OpenRecording(startMicros: start, explicit: true, startedAt: wallClock(start))
-            open.owner = request.client
-            open.hand = request.hand
-            open.label = request.label
-            current = open
-            if let id = request.id { attach(id, to: open) }
-            takeWindow(into: open)
-            publish()
-            return
-        }
-        // Passive mode: ask the free plan for a slot.
-        let open = OpenRecording(startMicros: start, explicit: false, startedAt: wallClock(start))
-        current = open
-        do {
-            let id = try store.beginRecording(draft(startedAt: open.startedAt), context: recorder.settings.access, now: Date())
-            admitted()
-            attach(id, to: open)
-            takeWindow(into: open)
-            refreshAccess()
-            publish()
-            recorder.replies.post(.init(
-                target: .watchers, line: ProtocolMessage.recorderStarted(id: id.rawValue, explicit: false, hand: nil, label: nil)))
-            logger.info("Recording started", metadata: ["recording.id": "\(id.rawValue)", "recording.explicit": "false"])
-        } catch {
-            open.refused = true
-            switch error {
-            case .refused(let reason, _):
-                noteRefusal(reason, explicit: false)
-                publish()
-                recorder.replies.post(.init(
-                    target: .watchers, line: ProtocolMessage.recorderRefused(explicit: false, reason: reason)))
-            default:
-                logger.error("Could not start storing a recording", metadata: ["error": "\(error)"])
-            }
-            takeWindow(into: open)
-        }
-        publish()
-    }
-
-    /// Counts (and stores, with a writer) the recent samples that belong to `open`.
-    private func takeWindow(into open: OpenRecording) {
-        guard let start = open.startMicros else { return }
-        if let oldest = window.oldest, oldest.micros > start {
-            logger.debug(
-                "Recording starts before the oldest kept sample",
-                metadata: ["recording.start": "\(start)", "window.oldest": "\(oldest.micros)"])
-        }
-        let samples = Array(window.samples(from: start))
-        open.sampleCount = samples.count
-        store(samples, in: open)
-    }
-
-    private func attach(_ id: RecordingID, to open: OpenRecording) {
-        open.id = id
-        open.writer = ChunkWriter(store: store, recording: id)
-    }
-
-    // MARK: - Command outcomes
-
-    private mutating func began(token: Int, adopted: Bool) {
-        guard var request = pending, request.token == token else { return }
-        pending = nil
-        let open: OpenRecording
-        if let existing = current {
-            open = existing
-        } else {
-            // Opens with the stream's first sample (none has arrived yet).
-            open = OpenRecording(startMicros: nil, explicit: true, startedAt: Date())
-            current = open
-        }
-        open.explicit = true
-        open.refused = false  // an explicit recording is reported even when it is not stored
-        open.owner = request.client
-        if let hand = request.hand { open.hand = hand }
-        if let label = request.label { open.label = label }
-        if open.writer == nil && request.save {
-            if request.id == nil {
-                // Rare: the recording RECORD was meant to take over ended before the consumer applied it, and
-                // the consumer opened a new one; it needs its own slot.
-                do {
-                    request.id = try store.beginRecording(
-                        draft(startedAt: open.startedAt, hand: open.hand, label: open.label),
-                        context: recorder.settings.access, now: Date())
-                    admitted()
-                } catch {
-                    refuseRecord(request, error: error)
-                    open.silent = true
-                    open.explicit = false
-                    sendEnd(for: nil)
-                    publish()
-                    return
-                }
-            }
-            if let id = request.id {
-                attach(id, to: open)
-                // Samples since its start that are still in the window (a refused automatic recording stored none).
-                let known = open.sampleCount
-                takeWindow(into: open)
-                open.sampleCount = max(known, open.sampleCount)
-            }
-        }
-        if let id = open.id, request.hand != nil || request.label != nil {
+            samples.count = window.samples(from: start).count
+            followed = samples
+        case .admit(let start, let hand, let label):
+            admit(startMicros: start, hand: hand, label: label)
+        case .attach(let id):
+            attach(id)
+        case .describe(let id, let hand, let label):
             do {
-                try store.describeRecording(id, hand: request.hand, label: request.label)
+                try store.describeRecording(id, hand: hand, label: label)
             } catch {
                 logger.warning("Could not label recording", metadata: ["recording.id": "\(id.rawValue)", "error": "\(error)"])
             }
+        case .releaseHeld(let through):
+            guard let followed, !followed.held.isEmpty else { return }
+            let belonging = through.map { end in followed.held.filter { $0.micros <= end } } ?? followed.held
+            followed.held.removeAll()
+            followed.count += belonging.count
+            store(belonging, in: followed)
+        case .finish(let finish):
+            self.finish(finish)
+        case .discardRow(let id):
+            discard(id)
+        case .forget:
+            lastFollowedSamples = followed?.reported ?? 0
+            followed = nil
+        case .pipeline(let command):
+            recorder.control.post(command)
+        case .reply(let client, let reply):
+            recorder.replies.post(.init(target: .client(client.id), line: line(for: reply)))
+        case .report(let report):
+            recorder.replies.post(.init(target: .watchers, line: line(for: report)))
+            log(report)
+        case .publish:
+            publish()
+        case .log(let message):
+            logger.info("\(message)")
+        case .liveView(let open):
+            if open {
+                viewSamples = 0
+            } else {
+                lastViewSamples = viewSamples ?? 0
+                viewSamples = nil
+            }
         }
-        releaseHeld(of: open, upTo: nil)  // explicit recordings keep everything up to their end
-        open.lastEffortEnd = nil
+    }
+
+    private mutating func admit(startMicros: Int64?, hand: Hand?, label: String?) {
+        let explicit: Bool
+        if case .admitting(.automatic) = machine.state { explicit = false } else { explicit = true }
+        let startedAt = startMicros.map(wallClock) ?? Date()
+        let outcome: RecorderStateMachine.StoreOutcome
+        do {
+            let id = try store.beginRecording(
+                RecordingDraft(
+                    startedAt: startedAt, device: recorder.settings.device, profile: recorder.settings.profile,
+                    hand: hand, label: label),
+                context: recorder.settings.access, now: Date())
+            rowStarts[id] = (startedAt, startMicros)
+            refusal = nil
+            refusalLogged = false
+            outcome = .started(id)
+        } catch {
+            switch error {
+            case .refused(let reason, let stored):
+                noteRefusal(reason, explicit: explicit)
+                outcome = .refused(reason: reason, stored: stored)
+            default:
+                logger.error("Could not start storing a recording", metadata: ["error": "\(error)"])
+                outcome = .failed("\(error)")
+            }
+        }
         refreshAccess()
-        // STATUS says what the replies say by the time a client reads them.
-        publish()
-        recorder.replies.post(.init(
-            target: .client(request.client.id),
-            line: ProtocolMessage.recordStarted(saving: open.writer != nil, id: open.id?.rawValue, access: access?.reason)))
-        recorder.replies.post(.init(
-            target: .watchers,
-            line: ProtocolMessage.recorderStarted(
-                id: open.id?.rawValue, explicit: true, hand: open.hand?.rawValue, label: open.label)))
-        logger.info(
-            "Recording started",
-            metadata: [
-                "recording.id": "\(open.id?.rawValue ?? -1)", "recording.explicit": "true",
-                "client.pid": "\(request.client.pid)", "recording.adopted": "\(adopted)",
-            ])
+        apply(.store(outcome))
     }
 
-    private mutating func ended(token: Int, wasOpen: Bool) {
-        if let open = current, open.startMicros == nil || !wasOpen {
-            // Nothing for the segmenter to close: an explicit recording that never got a sample (or whose end the
-            // feed lost). Finish it with what it has.
-            finish(open, recording: nil)
-        }
-        let unanswered = stops.filter { $0.token == token }
-        stops.removeAll { $0.token == token }
-        for stop in unanswered {
-            recorder.replies.post(.init(target: .client(stop.client.id), line: ProtocolMessage.error("no recording in progress")))
-        }
+    /// Stores the followed recording in row `id` from now on, with its samples still in the window.
+    private mutating func attach(_ id: RecordingID) {
+        guard let followed else { return }  // it waits for its first sample; attached again then
+        if let known = rowStarts[id], known.micros == nil { rowStarts[id] = (known.date, followed.startMicros) }
+        guard followed.writer == nil else { return }
+        followed.id = id
+        followed.writer = ChunkWriter(store: store, recording: id)
+        // Held-back samples are in the window too; they are stored when released.
+        let held = followed.held.first?.micros ?? Int64.max
+        let samples = window.samples(from: followed.startMicros).filter { $0.micros < held }
+        store(Array(samples), in: followed)
+        followed.count = max(followed.count, followed.stored)
     }
 
-    private mutating func endOfStream() {
-        streamEnded = true
-        window.removeAll()
-        if let open = current { finish(open, recording: nil) }
-        if let request = pending {
-            pending = nil
-            abandon(request, because: "the device stream ended before the recording started")
+    private mutating func finish(_ finish: RecorderStateMachine.Finish) {
+        let id = finish.id
+        let end = finish.recording?.endMicros ?? anchor?.micros
+        let start = rowStarts.removeValue(forKey: id)
+        var endedAt = Date()
+        if let start, let startMicros = start.micros, let end {
+            endedAt = start.date.addingTimeInterval(Double(max(0, end &- startMicros)) / 1_000_000)
+        } else if let start {
+            endedAt = max(start.date, endedAt)
         }
-        for stop in stops {
-            recorder.replies.post(.init(target: .client(stop.client.id), line: ProtocolMessage.error("no recording in progress")))
-        }
-        stops.removeAll()
-        publish()
-    }
-
-    /// Answers a RECORD that will never be applied; removes the empty row admitted for it, if any (it must not
-    /// hold a free slot).
-    private mutating func abandon(_ request: PendingRecord, because reason: String) {
-        if let id = request.id, !request.claimed, current?.id != id {
-            do {
-                try store.finishRecording(
-                    id, summary: RecordingSummaryValues(endedAt: Date(), maxKilograms: nil, averageKilograms: nil),
-                    efforts: [])
-                try store.delete(id)
-                refreshAccess()
-            } catch {
-                logger.warning("Could not close an unused recording", metadata: ["recording.id": "\(id.rawValue)", "error": "\(error)"])
+        let recording = finish.recording
+        let summary = recording.map { RecordingSummaryValues($0, endedAt: endedAt) }
+            ?? RecordingSummaryValues(endedAt: endedAt, maxKilograms: nil, averageKilograms: nil)
+        let efforts = (recording?.efforts ?? []).enumerated().map { StoredEffort($0.element, index: $0.offset) }
+        let outcome: RecorderStateMachine.StoreOutcome
+        do {
+            if let writer = followed?.writer, followed?.id == id {
+                try writer.finish(summary: summary, efforts: efforts)
+            } else {
+                try store.finishRecording(id, summary: summary, efforts: efforts)
             }
-        }
-        recorder.replies.post(.init(
-            target: .client(request.client.id), line: ProtocolMessage.error("no recording started: \(reason)")))
-    }
-
-    // MARK: - Finishing
-
-    /// Closes `open`: commits its last samples and marks the row complete (with `recording`'s efforts and scores),
-    /// reports it and answers every waiting STOP.
-    private mutating func finish(_ open: OpenRecording, recording: Recording?) {
-        current = nil
-        let end = recording?.endMicros ?? anchor?.micros
-        releaseHeld(of: open, upTo: end ?? Int64.min)
-        let efforts = recording?.efforts ?? []
-        let finished = ProtocolMessage.FinishedRecording(
-            id: open.id?.rawValue, explicit: open.explicit, samples: open.writer != nil ? open.storedCount : open.sampleCount,
-            efforts: efforts.count, maxKilograms: recording?.maxKg, averageKilograms: recording?.averageKg,
-            hand: open.hand?.rawValue, label: open.label)
-        if let writer = open.writer, let id = open.id {
-            let endedAt = end.map(wallClock) ?? Date()
-            let summary = recording.map { RecordingSummaryValues($0, endedAt: endedAt) }
-                ?? RecordingSummaryValues(endedAt: endedAt, maxKilograms: nil, averageKilograms: nil)
-            do {
-                try writer.finish(
-                    summary: summary, efforts: efforts.enumerated().map { StoredEffort($0.element, index: $0.offset) })
-                logger.info(
-                    "Recording saved",
-                    metadata: [
-                        "recording.id": "\(id.rawValue)", "recording.samples": "\(open.storedCount)",
-                        "recording.efforts": "\(efforts.count)", "recording.explicit": "\(open.explicit)",
-                    ])
-            } catch {
-                logger.error("Could not finish recording", metadata: ["recording.id": "\(id.rawValue)", "error": "\(error)"])
-            }
-            if pending?.id == id { pending?.id = nil }
-        } else if !open.refused && !open.silent {
             logger.info(
-                "Recording discarded (not saved)",
-                metadata: ["recording.samples": "\(open.sampleCount)", "recording.efforts": "\(efforts.count)"])
+                "Recording saved",
+                metadata: [
+                    "recording.id": "\(id.rawValue)", "recording.samples": "\(followed?.stored ?? 0)",
+                    "recording.efforts": "\(efforts.count)",
+                ])
+            outcome = .committed(id)
+        } catch {
+            logger.error("Could not finish recording", metadata: ["recording.id": "\(id.rawValue)", "error": "\(error)"])
+            outcome = .commitFailed(id, "\(error)")
         }
         refreshAccess()
-        publish()
-        if !open.refused && !open.silent {
-            recorder.replies.post(.init(target: .watchers, line: ProtocolMessage.recorderFinished(finished)))
+        apply(.store(outcome))
+    }
+
+    /// Removes a row admitted for a RECORD that never got its recording (it must not hold a free slot).
+    private mutating func discard(_ id: RecordingID) {
+        rowStarts[id] = nil
+        do {
+            try store.finishRecording(
+                id, summary: RecordingSummaryValues(endedAt: Date(), maxKilograms: nil, averageKilograms: nil), efforts: [])
+            try store.delete(id)
+        } catch {
+            logger.warning("Could not close an unused recording", metadata: ["recording.id": "\(id.rawValue)", "error": "\(error)"])
         }
-        for stop in stops {
-            recorder.replies.post(.init(target: .client(stop.client.id), line: ProtocolMessage.stopped(finished)))
+        refreshAccess()
+    }
+
+    private func finished(_ finished: RecorderStateMachine.Finished) -> ProtocolMessage.FinishedRecording {
+        let samples = finished.liveView ? (viewSamples ?? lastViewSamples) : (followed?.reported ?? lastFollowedSamples)
+        return ProtocolMessage.FinishedRecording(
+            id: finished.id?.rawValue, explicit: finished.explicit, samples: samples, efforts: finished.efforts,
+            maxKilograms: finished.maxKilograms, averageKilograms: finished.averageKilograms,
+            hand: finished.hand?.rawValue, label: finished.label)
+    }
+
+    private func line(for reply: RecorderStateMachine.Reply) -> String {
+        switch reply {
+        case .started(let saving, let id):
+            return ProtocolMessage.recordStarted(saving: saving, id: id?.rawValue, access: access?.reason)
+        case .refused(let reason, let stored):
+            return ProtocolMessage.recordRefused(
+                reason: reason, stored: stored, limit: recorder.settings.access.policy.storedRecordingLimit)
+        case .stopped(let outcome):
+            return ProtocolMessage.stopped(finished(outcome))
+        case .error(let message):
+            return ProtocolMessage.error(message)
         }
-        stops.removeAll()
+    }
+
+    private func line(for report: RecorderStateMachine.Report) -> String {
+        switch report {
+        case .started(let id, let explicit, let hand, let label):
+            return ProtocolMessage.recorderStarted(id: id?.rawValue, explicit: explicit, hand: hand?.rawValue, label: label)
+        case .refused(let explicit, let reason):
+            return ProtocolMessage.recorderRefused(explicit: explicit, reason: reason)
+        case .finished(let outcome):
+            return ProtocolMessage.recorderFinished(finished(outcome))
+        }
+    }
+
+    private func log(_ report: RecorderStateMachine.Report) {
+        switch report {
+        case .started(let id, let explicit, _, _):
+            logger.info(
+                "Recording started",
+                metadata: ["recording.id": "\(id?.rawValue ?? -1)", "recording.explicit": "\(explicit)"])
+        case .refused:
+            break  // noteRefusal logs it (once)
+        case .finished(let outcome) where outcome.id == nil:
+            logger.info("Recording discarded (not saved)", metadata: ["recording.efforts": "\(outcome.efforts)"])
+        case .finished:
+            break
+        }
     }
 
     // MARK: - Requests
@@ -482,13 +383,13 @@ struct RecorderLoop {
         for request in recorder.requests.take() {
             switch request {
             case .record(let client, let hand, let label, let save):
-                record(client, hand: hand, label: label, save: save)
+                apply(.record(.init(client: client, hand: hand, label: label), save: save))
             case .stop(let client):
-                stop(client)
+                apply(.stop(client))
             case .pro(let client, let action):
                 pro(client, action)
             case .clientGone(let id):
-                clientGone(id)
+                apply(.clientGone(id: id))
             case .refreshAccess:
                 refreshAccess()
                 publish()
@@ -500,77 +401,6 @@ struct RecorderLoop {
                 publish()
             }
         }
-    }
-
-    private mutating func record(_ client: ClientReference, hand: Hand?, label: String?, save: Bool) {
-        if streamEnded {
-            return reply(client, ProtocolMessage.error("no device stream: the replay has ended, so there is nothing to record"))
-        }
-        if let request = pending {
-            return reply(client, ProtocolMessage.error(
-                "a recording is already in progress (explicit, started by pid \(request.client.pid)); send STOP first"))
-        }
-        if let open = current, open.explicit {
-            let by = open.owner.map { "started by pid \($0.pid)" } ?? "started by a client that has left"
-            return reply(client, ProtocolMessage.error("a recording is already in progress (explicit, \(by)); send STOP first"))
-        }
-        var id = current?.id
-        if save && id == nil {
-            do {
-                id = try store.beginRecording(
-                    draft(startedAt: current?.startedAt ?? Date(), hand: hand, label: label),
-                    context: recorder.settings.access, now: Date())
-                admitted()
-            } catch {
-                refuseRecord(PendingRecord(token: 0, client: client, save: save), error: error)
-                publish()
-                return
-            }
-        }
-        let token = takeToken()
-        pending = PendingRecord(token: token, client: client, hand: hand, label: label, save: save, id: id)
-        recorder.control.post(.beginRecording(token: token))
-    }
-
-    /// Replies to a RECORD whose admission failed: RECORD "refused" for the free plan, ERROR otherwise.
-    private mutating func refuseRecord(_ request: PendingRecord, error: GripStoreError) {
-        switch error {
-        case .refused(let reason, let stored):
-            noteRefusal(reason, explicit: true)
-            refreshAccess()
-            publish()
-            reply(request.client, ProtocolMessage.recordRefused(
-                reason: reason, stored: stored, limit: recorder.settings.access.policy.storedRecordingLimit))
-        default:
-            logger.error("Could not start storing a recording", metadata: ["error": "\(error)"])
-            reply(request.client, ProtocolMessage.error("\(error)"))
-        }
-    }
-
-    private mutating func stop(_ client: ClientReference) {
-        guard current != nil || pending != nil else {
-            return reply(client, ProtocolMessage.error("no recording in progress"))
-        }
-        let token = sendEnd(for: client)
-        logger.debug("Stop requested", metadata: ["client.pid": "\(client.pid)", "recorder.token": "\(token)"])
-    }
-
-    /// Asks the consumer to close the open recording; a STOP from `client` waits for the result.
-    @discardableResult
-    private mutating func sendEnd(for client: ClientReference?) -> Int {
-        let token = takeToken()
-        if let client { stops.append(PendingStop(token: token, client: client)) }
-        recorder.control.post(.endRecording(token: token))
-        return token
-    }
-
-    private mutating func clientGone(_ id: Int) {
-        stops.removeAll { $0.client.id == id }
-        let ownsOpen = current.map { $0.explicit && $0.owner?.id == id } ?? false
-        let ownsPending = pending?.client.id == id
-        guard ownsOpen || ownsPending else { return }
-        logger.info("Recording stopped: its client disconnected", metadata: ["client.id": "\(id)"])
-        sendEnd(for: nil)
     }
 
     private mutating func pro(_ client: ClientReference, _ action: ProRequest) {
@@ -600,30 +430,14 @@ struct RecorderLoop {
 
     // MARK: - Helpers
 
-    private mutating func takeToken() -> Int {
-        defer { nextToken += 1 }
-        return nextToken
-    }
-
     private func reply(_ client: ClientReference, _ line: String) {
         recorder.replies.post(.init(target: .client(client.id), line: line))
-    }
-
-    private func draft(startedAt: Date, hand: Hand? = nil, label: String? = nil) -> RecordingDraft {
-        RecordingDraft(
-            startedAt: startedAt, device: recorder.settings.device, profile: recorder.settings.profile, hand: hand,
-            label: label)
     }
 
     /// The wall-clock time of a stream instant, from the newest sample's arrival.
     private func wallClock(_ micros: Int64) -> Date {
         guard let anchor else { return Date() }
         return anchor.wall.addingTimeInterval(Double(micros &- anchor.micros) / 1_000_000)
-    }
-
-    private mutating func admitted() {
-        refusal = nil
-        refusalLogged = false
     }
 
     /// Remembers a refusal for STATUS; an automatic one is logged once until a recording is admitted again.
@@ -655,12 +469,7 @@ struct RecorderLoop {
     }
 
     private func publish() {
-        let open = current
-        var state = DaemonStatus.RecorderState()
-        state.recording = open != nil
-        state.explicit = open?.explicit ?? false
-        state.saving = open?.writer != nil
-        state.id = open?.id?.rawValue
+        var state = machine.status
         state.refusal = refusal
         let access = access
         recorder.status.update { snapshot in

@@ -56,7 +56,7 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         case .write:
             guard handle == controlHandle, let command = unsafe profile.command(fromControlWrite: value) else { return }
             decoder.noteCommandSent(command)
-            // Device time restarts at every START (reference/devices.md §1.2).
+            // Device time restarts at every START (docs/devices.md §2).
             if command == .startMeasurement { clock.startNewEpoch() }
         case .connected:
             output(.link(up: true, hostMicros: hostMicros))

@@ -1,5 +1,5 @@
 // NotificationRing: the lock-free single-producer / single-consumer ring between a notification source (BlueZ or
-// a capture replay) and the consumer thread that decodes and segments (DESIGN.md §3).
+// a capture replay) and the consumer thread that decodes and segments (docs/design.md, "Hot path").
 //
 // INVARIANTS
 // 1. One producer thread calls `tryPush` / `pushWaiting`; one consumer thread calls `popBatch` / `waitForData`.

@@ -1,4 +1,4 @@
-/// The Tindeq Progressor, the reference device (protocol: `reference/devices.md` §1).
+/// The Tindeq Progressor, the reference device (protocol: `docs/devices.md`).
 ///
 /// Data frames are TLV: `code u8 | length u8 | payload`. Weight frames (code 0x01) carry N ≥ 1 samples of
 /// `float32 LE kg ‖ u32 LE µs since START`; 0x02/0x03 (RFD modes) use the same sample layout; 0x00 is a command

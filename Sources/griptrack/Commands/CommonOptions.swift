@@ -98,7 +98,7 @@ func storeCall<T>(_ body: () throws(GripStoreError) -> T) throws -> T {
 }
 
 extension CLIExit {
-    /// The one mapping of store errors to exit codes (DESIGN.md §7): refusals 3, everything else 1.
+    /// The one mapping of store errors to exit codes (docs/design.md, "Interfaces"): refusals 3, everything else 1.
     static func storeFailure(_ error: GripStoreError) -> ExitCode {
         switch error {
         case .refused: CLIExit.proRequired.fail(error.description)

@@ -163,6 +163,15 @@ struct SpeedOption: ExpressibleByArgument {
     }
 
     static var allValueStrings: [String] { ["max", "realtime", "<factor>"] }
+
+    /// What `--help` shows as the default: the word a user types, not the Swift value.
+    var defaultValueDescription: String {
+        switch value {
+        case .max: "max"
+        case .factor(let factor) where factor == 1: "realtime"
+        case .factor(let factor): "\(factor)"
+        }
+    }
 }
 
 /// `--handle 0x000e` or `--handle 14`.

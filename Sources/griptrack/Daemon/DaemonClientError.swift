@@ -48,7 +48,7 @@ enum DaemonClientError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The exit code (DESIGN.md §7): daemon unavailable 4, everything else 1.
+    /// The exit code (docs/design.md, "Interfaces"): daemon unavailable 4, everything else 1.
     var exit: CLIExit {
         switch self {
         case .notRunning, .notListening, .connectFailed, .notAuthorized, .closed, .protocolTooOld: .unavailable

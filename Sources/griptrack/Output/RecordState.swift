@@ -55,7 +55,7 @@ struct RecordState: Equatable, Sendable {
         return max(0, latestTime - firstTime)
     }
 
-    /// The recording's max (highest effort peak) and average (mean of effort peaks), DESIGN.md §4.
+    /// The recording's max (highest effort peak) and average (mean of effort peaks) (docs/design.md, "Recordings and scores").
     var maxKg: Double? { efforts.map(\.peakKg).max() }
     var averageKg: Double? {
         efforts.isEmpty ? nil : efforts.map(\.peakKg).reduce(0, +) / Double(efforts.count)
