@@ -126,7 +126,11 @@ struct SocketProtocolTests {
     @Test("a watcher that never reads is dropped at the backlog limit while another watcher keeps receiving")
     func slowClientIsDropped() async throws {
         // A small send buffer makes the kernel stop taking the stalled client's bytes early, so its backlog grows.
-        let harness = try await DaemonHarness(speed: 20, backlogLimit: 4096, sendBufferBytes: 4096).started()
+        // The limit applies to the reading watcher too: 32 KiB (≈ 1 s of this replay's lines at 20×) lets a reader
+        // that a loaded machine stalls for a few hundred ms keep up, while the stalled client, which is sent the
+        // whole capture (> 100 KiB), is still dropped. With 4 KiB the reader itself was dropped under a full
+        // parallel `swift test` on 2 cores.
+        let harness = try await DaemonHarness(speed: 20, backlogLimit: 32_768, sendBufferBytes: 4096).started()
         let stalled = try harness.connect()
         stalled.send("{\"class\":\"WATCH\"}\n")  // starts the replay; never reads again
         let reader = try harness.connect()

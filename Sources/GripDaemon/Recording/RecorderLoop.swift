@@ -395,7 +395,7 @@ struct RecorderLoop {
                 publish()
             case .change(let client, let change):
                 reply(client, StoreChanges.apply(
-                    change, store: store, access: recorder.settings.access, openRecording: current?.id ?? pending?.id,
+                    change, store: store, access: recorder.settings.access, openRecording: machine.openRecordingID,
                     actor: "uid \(client.uid) via griptrackd", now: Date()))
                 refreshAccess()
                 publish()

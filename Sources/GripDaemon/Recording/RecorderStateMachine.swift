@@ -233,6 +233,15 @@ struct RecorderStateMachine {
     }
 
     /// STATUS "recorder" (without the refusal text, which the shell keeps).
+    /// The row of the recording being written, if any (a delete must not remove it under the writer).
+    var openRecordingID: RecordingID? {
+        switch state {
+        case .recording(let open), .ending(let open, _): open.id
+        case .beginning(_, let open): open?.id
+        case .idle, .admitting, .streamEnded: nil
+        }
+    }
+
     var status: DaemonStatus.RecorderState {
         var status = DaemonStatus.RecorderState()
         let open = followed
