@@ -53,11 +53,18 @@ extension Griptrack {
                     throw CLIExit.error.fail("cannot write \(svg): \(error.localizedDescription)")
                 }
             }
+            // An imported test: the app's own figures beside griptrack's.
+            let imported = try storeCall { () throws(GripStoreError) in try store.importedFigures(of: row.id) }.map {
+                ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
+            }
             if common.json {
-                try printJSON(ShowJSON(row: row, efforts: efforts, samples: samples))
+                var json = ShowJSON(row: row, efforts: efforts, samples: samples)
+                json.imported = imported
+                try printJSON(json)
                 return
             }
             print(Self.text(row: row, efforts: efforts, samples: samples, plot: !noPlot), terminator: "")
+            if let imported { print("\n" + imported.text, terminator: "") }
             if let svg { print("Chart written to \(svg)") }
         }
 
@@ -119,6 +126,8 @@ struct ShowJSON: Encodable {
 
     var recording: ListJSON.Item
     var efforts: [EffortItem]
+    /// For an imported test: the app's figures beside griptrack's (absent otherwise).
+    var imported: ImportComparison? = nil
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         recording = ListJSON.Item(
