@@ -142,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GripStoreTests",
-            dependencies: ["GripStore", "store-crash-child", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GripStore", "GripAnalysis", "store-crash-child", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -6,7 +6,8 @@ import Testing
 struct MalformedExportTests {
     static let header = "date,tag,comment,unit,type,max weight\r\n2026-14-03 09:31:55,t,,SI,single,1.0\r\n\r\n"
 
-    @Test("each kind of damage names its file and line", arguments: [
+    /// (file contents, the exact error).
+    static let cases: [(text: String, expected: String)] = [
         (header + "time,weight\r\n0.05,1.0\r\n0.06,abc\r\n", "bad.csv:6: weight \"abc\" is not a finite number"),
         (header + "time,weight\r\n0.05,1.0\r\n0.06,\r\n", "bad.csv:6: the weight is empty"),
         (header + "time,weight\r\n0.05,1.0\r\n,2.0\r\n", "bad.csv:6: the time is empty"),
@@ -14,7 +15,7 @@ struct MalformedExportTests {
         (header + "time,weight\r\n0.05,1.0\r\n0.06,1.0,3\r\n", "bad.csv:6: expected `time,weight`, found 3 fields"),
         (header + "time,weight\r\n0.50,1.0\r\n0.06,1.0\r\n", "bad.csv:6: time goes back: 0.06 s after 0.50 s on line 5"),
         (header + "time,weight\r\n", "bad.csv:4: the `time,weight` series has no samples"),
-        (header, "bad.csv:2: the file ends before the `time,weight` line: there is no force series"),
+        (header, "bad.csv:3: the file ends before the `time,weight` line: there is no force series"),
         ("date,tag,comment,unit,type,max weight\r\n", "bad.csv:1: the line of values under the field names is missing"),
         ("date,tag,comment,unit,type,max weight\r\n,t,,SI,single,1\r\n", "bad.csv:2: the date is empty: a recording needs the time it was made"),
         ("date,tag,comment,unit,type,max weight\r\n14.03.2026,t,,SI,single,1\r\n", "bad.csv:2: date \"14.03.2026\" is not YYYY-DD-MM HH:MM:SS"),
@@ -29,7 +30,9 @@ struct MalformedExportTests {
         ("time,weight\r\n0.05,1.0\r\n", "bad.csv:1: a repeaters data set without its info.csv: import the whole bundle (the .zip or its folder)"),
         ("date,tag,comment,unit,reps,work dur.,pause btw. reps,sets,pause btw. sets\r\n2026-14-03,t,,SI,3,7,3,1,0\r\n",
          "bad.csv:1: the info.csv of a repeaters bundle: import the whole bundle (the .zip or its folder)"),
-    ])
+    ]
+
+    @Test("each kind of damage names its file and line", arguments: cases)
     func damage(text: String, expected: String) {
         #expect(ImportFixtures.error(text) == expected)
     }
