@@ -2,16 +2,28 @@
 ///
 /// The CLI turns it into a `Date` in the local time zone; this module stays free of clocks and time zones.
 public struct ExportDate: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The year, four digits.
     public var year: Int
-    /// 1–12.
+    /// The month, 1–12.
     public var month: Int
-    /// 1–31, valid for the month.
+    /// The day of the month, 1–31, valid for the month.
     public var day: Int
+    /// The hour, 0–23 (0 when the file gives no time).
     public var hour: Int
+    /// The minute, 0–59.
     public var minute: Int
+    /// The second, 0–60 (a leap second is let through).
     public var second: Int
 
     /// Creates a date from its parts (not validated; the parser validates what it reads).
+    ///
+    /// - Parameters:
+    ///   - year: The year.
+    ///   - month: 1–12.
+    ///   - day: 1–31.
+    ///   - hour: 0–23.
+    ///   - minute: 0–59.
+    ///   - second: 0–60.
     public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         self.year = year
         self.month = month

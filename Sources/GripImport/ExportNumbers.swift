@@ -9,26 +9,25 @@ enum ExportNumbers {
     /// - Returns: µs, or `nil` when the text is not a finite decimal number of seconds in range.
     static func micros(_ raw: String) -> Int64? {
         let text = raw.trimmingSpaces
-        if text.contains(where: { $0 == "e" || $0 == "E" }) {
+        if text.utf8.contains(where: { $0 == 0x65 || $0 == 0x45 }) {
             guard let seconds = Double(text), seconds.isFinite, abs(seconds) < 9.2e12 else { return nil }
             return Int64((seconds * 1_000_000).rounded())
         }
-        var rest = Substring(text)
+        var bytes = Array(text.utf8)[...]
         var negative = false
-        if let sign = rest.first, sign == "-" || sign == "+" {
-            negative = sign == "-"
-            rest = rest.dropFirst()
+        if let sign = bytes.first, sign == 0x2D || sign == 0x2B {
+            negative = sign == 0x2D
+            bytes = bytes.dropFirst()
         }
-        let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let whole = parts[0]
-        let fraction = parts.count > 1 ? parts[1] : ""
-        guard !(whole.isEmpty && fraction.isEmpty),
-            whole.allSatisfy(\.isASCIIDigit), fraction.allSatisfy(\.isASCIIDigit)
-        else { return nil }
+        let point = bytes.firstIndex(of: 0x2E)
+        let whole = bytes[..<(point ?? bytes.endIndex)]
+        let fraction = point.map { bytes[($0 + 1)...] } ?? []
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        guard !(whole.isEmpty && fraction.isEmpty), whole.allSatisfy(isDigit), fraction.allSatisfy(isDigit) else { return nil }
         var micros: Int64 = 0
         for digit in whole {
             let (times, overflow1) = micros.multipliedReportingOverflow(by: 10)
-            let (plus, overflow2) = times.addingReportingOverflow(Int64((digit.asciiValue ?? 48) - 48))
+            let (plus, overflow2) = times.addingReportingOverflow(Int64(digit - 0x30))
             guard !overflow1, !overflow2 else { return nil }
             micros = plus
         }
@@ -38,7 +37,7 @@ enum ExportNumbers {
         var place: Int64 = 100_000
         var roundUp = false
         for (offset, digit) in fraction.enumerated() {
-            let value = Int64((digit.asciiValue ?? 48) - 48)
+            let value = Int64(digit - 0x30)
             if offset < 6 {
                 micros += value * place
                 place /= 10
@@ -59,7 +58,7 @@ enum ExportNumbers {
     /// - Returns: kg, or `nil` when the text is not a finite number.
     static func kilograms(_ raw: String) -> Float? {
         let text = raw.trimmingSpaces
-        guard !text.isEmpty, text.allSatisfy(\.isNumberCharacter), let value = Float(text), value.isFinite else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy(isNumberByte), let value = Float(text), value.isFinite else { return nil }
         return value
     }
 
@@ -69,7 +68,7 @@ enum ExportNumbers {
     static func figure(_ raw: String) -> Figure {
         let text = raw.trimmingSpaces
         if text.isEmpty || text == "-" { return .absent }
-        guard text.allSatisfy(\.isNumberCharacter), let value = Double(text), value.isFinite else { return .invalid }
+        guard text.utf8.allSatisfy(isNumberByte), let value = Double(text), value.isFinite else { return .invalid }
         return .value(value)
     }
 
@@ -80,8 +79,8 @@ enum ExportNumbers {
     }
 }
 
-extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
-    /// Characters a decimal number may hold; keeps `Float("nan")`, `Float("inf")` and hex floats out.
-    var isNumberCharacter: Bool { isASCIIDigit || self == "." || self == "-" || self == "+" || self == "e" || self == "E" }
+/// Bytes a decimal number may hold (digits `.` `-` `+` `e` `E`); keeps `Float("nan")`, `Float("inf")` and hex floats
+/// out.
+func isNumberByte(_ byte: UInt8) -> Bool {
+    (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D || byte == 0x2B || byte == 0x65 || byte == 0x45
 }

@@ -24,7 +24,7 @@ extension TindeqExport {
     /// - Returns: The typed import.
     /// - Throws: ``GripImportError`` naming the line and what is wrong; nothing is returned for a malformed file.
     public static func parse(_ bytes: [UInt8], fileName: String) throws(GripImportError) -> TindeqExport {
-        let lines = try CSVText.lines(try text(bytes, file: fileName), file: fileName)
+        let lines = try CSVText.lines(try utf8(bytes, file: fileName), file: fileName)
         guard let first = lines.first(where: { !$0.isBlank }) else {
             throw GripImportError(file: fileName, line: nil, "the file is empty")
         }
@@ -83,7 +83,7 @@ extension TindeqExport {
     public static func parseRepeaters(
         bundle: String, info: NamedFile, dataSets: [NamedFile]
     ) throws(GripImportError) -> TindeqExport {
-        let lines = try CSVText.lines(try text(info.bytes, file: info.name), file: info.name)
+        let lines = try CSVText.lines(try utf8(info.bytes, file: info.name), file: info.name)
         guard lines.first?.key == "date" else {
             throw GripImportError(file: info.name, line: 1, "not a repeaters info.csv: the first line should name the fields, starting with `date`")
         }
@@ -101,7 +101,7 @@ extension TindeqExport {
         }
         var samples: [ForceSample] = []
         for (index, dataSet) in dataSets.enumerated() {
-            let setLines = try CSVText.lines(try text(dataSet.bytes, file: dataSet.name), file: dataSet.name)
+            let setLines = try CSVText.lines(try utf8(dataSet.bytes, file: dataSet.name), file: dataSet.name)
             let body = try parseBody(setLines, from: 0, file: dataSet.name)
             let offset = samples.last.map { $0.micros + pauseMicros } ?? 0
             for sample in body.samples {
@@ -383,9 +383,9 @@ extension TindeqExport {
         return index
     }
 
-    /// The file's text: UTF-8, or the first bad byte's line.
-    static func text(_ bytes: [UInt8], file: String) throws(GripImportError) -> String {
-        if let text = String(validating: bytes, as: UTF8.self) { return text }
+    /// The file's bytes once they are known to be UTF-8, or the first bad byte's line.
+    static func utf8(_ bytes: [UInt8], file: String) throws(GripImportError) -> [UInt8] {
+        if String(validating: bytes, as: UTF8.self) != nil { return bytes }
         // Find the line of the first invalid sequence, for the message.
         var line = 1
         var start = 0

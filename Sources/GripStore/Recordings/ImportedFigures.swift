@@ -47,7 +47,9 @@ public struct ImportedFigures: Sendable, Equatable {
 
     /// One header field as written.
     public struct Field: Sendable, Equatable, Codable {
+        /// The field's name as written.
         public var name: String
+        /// Its value as written (empty when the file left it empty).
         public var value: String
 
         /// Creates a field.
@@ -71,6 +73,8 @@ public struct ImportedFigures: Sendable, Equatable {
         public var medianKilograms: Double?
 
         /// Creates a rep's figures.
+        ///
+        /// - Parameters: See the properties of the same names (kg).
         public init(set: Int, rep: Int, averageKilograms: Double?, peakKilograms: Double?, medianKilograms: Double?) {
             self.set = set
             self.rep = rep
@@ -82,7 +86,9 @@ public struct ImportedFigures: Sendable, Equatable {
 
     /// A threshold crossing: time (s, the file's timeline) and force (kg).
     public struct Crossing: Sendable, Equatable, Codable {
+        /// When the force crossed the threshold (s, the file's timeline).
         public var timeSeconds: Double
+        /// The force at the crossing (kg).
         public var weightKilograms: Double
 
         /// Creates a crossing.
