@@ -89,6 +89,46 @@ struct ImportCommandTests {
         #expect(missing.stderr.hasSuffix("nope.csv: no such file or directory\n"))
     }
 
+    @Test("a repeaters zip and its folder import to the same samples and figures")
+    func zipAndFolderAgree() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        func dryRun(_ name: String) throws -> [String: Any] {
+            let result = try sandbox.run("import", "--dry-run", "--json", Self.fixture(name))
+            #expect(result.status == 0, "\(result)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            var item = try #require((object?["imports"] as? [[String: Any]])?.first)
+            item["file"] = nil
+            var comparison = item["comparison"] as? [String: Any]
+            comparison?["file_name"] = nil
+            item["comparison"] = comparison
+            return item
+        }
+        let zip = try dryRun("repeaters.zip")
+        let folder = try dryRun("repeaters")
+        #expect(zip["samples"] as? Int == 4930)
+        #expect(NSDictionary(dictionary: zip).isEqual(to: folder), "zip \(zip)\nfolder \(folder)")
+    }
+
+    @Test("a damaged zip and a zip without info.csv are refused with exit 5")
+    func badZips() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let broken = sandbox.directory.appendingPathComponent("broken.zip")
+        try Data([0x50, 0x4B, 0x03, 0x04] + Array(repeating: 0x41, count: 40)).write(to: broken)
+        let damaged = try sandbox.run("import", broken.path)
+        #expect(damaged.status == 5, "\(damaged)")
+        #expect(damaged.stderr.hasPrefix("griptrack: \(broken.path): not a readable zip archive"), "\(damaged)")
+
+        let folder = sandbox.directory.appendingPathComponent("sets")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("time,weight\r\n0.1,1\r\n".utf8).write(to: folder.appendingPathComponent("data_set_1.csv"))
+        let noInfo = try sandbox.run("import", folder.path)
+        #expect(noInfo.status == 5)
+        #expect(noInfo.stderr == "griptrack: \(folder.path): not a repeaters bundle: no info.csv (found data_set_1.csv)\n")
+        #expect(try Self.count(sandbox) == 0)
+    }
+
     @Test("--json lists each import with its id and the app's figures beside griptrack's; show --json keeps them")
     func json() throws {
         let sandbox = try CLISandbox()
