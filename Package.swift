@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -65,6 +66,9 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The Tindeq app's CSV exports (and griptrack's own CSV export) ↔ typed imports and samples. Pure: it takes
+        // bytes and a file name, never reads a file.
+        .target(name: "GripImport", dependencies: ["GripAnalysis"], swiftSettings: strictSwift),
         // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
         .target(
             name: "GripConfig",
@@ -78,6 +82,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // record/devices/status: the daemon client, the in-process daemon (--replay, --direct), BlueZ.
                 "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
+                // import: the Tindeq app's exports; a repeaters bundle is a zip.
+                "GripImport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSwift
         ),
@@ -112,6 +118,12 @@ let package = Package(
             dependencies: ["GripWire", "GripSimulator", "GripTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift
         ),
+        .testTarget(
+            name: "GripImportTests",
+            dependencies: ["GripImport", "GripAnalysis", .product(name: "PropertyBased", package: "swift-property-based")],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "GripDaemonTests",
@@ -130,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GripStoreTests",
-            dependencies: ["GripStore", "store-crash-child", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GripStore", "GripAnalysis", "store-crash-child", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -131,8 +131,50 @@ enum Migrations {
             )
         }
 
+        // What the Tindeq app computed for an imported test (`griptrack import`), kept beside griptrack's own
+        // analysis of the same samples: the headline figures, every header field as written, per-set and per-rep
+        // figures (repeaters' Avg/Peak rows, critical force's medians) and critical force's threshold crossings.
+        migrator.registerMigration("v2 imported app figures") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE importedFigures (
+                        recordingId INTEGER PRIMARY KEY REFERENCES recording(id) ON DELETE CASCADE,
+                        source TEXT NOT NULL CHECK (source IN ('tindeq-app', 'griptrack')),
+                        fileName TEXT NOT NULL,
+                        testType TEXT NOT NULL,
+                        testedAt TEXT NOT NULL,
+                        tag TEXT,
+                        comment TEXT,
+                        maxKilograms REAL,
+                        averageKilograms REAL,
+                        durationSeconds REAL,
+                        mvcKilograms REAL,
+                        bodyWeightKilograms REAL,
+                        rfd2080KilogramsPerSecond REAL,
+                        rfdIntervalKilogramsPerSecond REAL,
+                        intervalTimeMillis REAL,
+                        intervalThresholdKilograms REAL,
+                        criticalForceKilograms REAL,
+                        fieldsJSON TEXT NOT NULL,
+                        thresholdCrossingsJSON TEXT NOT NULL,
+                        importedAt DATETIME NOT NULL
+                    );
+
+                    CREATE TABLE importedRep (
+                        recordingId INTEGER NOT NULL REFERENCES importedFigures(recordingId) ON DELETE CASCADE,
+                        setNumber INTEGER NOT NULL CHECK (setNumber >= 1),
+                        repNumber INTEGER NOT NULL CHECK (repNumber >= 0),
+                        averageKilograms REAL,
+                        peakKilograms REAL,
+                        medianKilograms REAL,
+                        PRIMARY KEY (recordingId, setNumber, repNumber)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
+
         // An effort may be open at its start (the stream began mid-pull) as well as at its end.
-        migrator.registerMigration("v2 efforts open at their start") { db in
+        migrator.registerMigration("v3 efforts open at their start") { db in
             try db.execute(sql: "ALTER TABLE effort ADD COLUMN isOpenStart BOOLEAN NOT NULL DEFAULT 0")
         }
 

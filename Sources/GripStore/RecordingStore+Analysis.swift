@@ -124,20 +124,30 @@ extension RecordingStore {
         context: AccessContext, now: Date
     ) throws(GripStoreError) -> RecordingID {
         try writeImmediate("save a recording") { db in
-            let id = try Self.insertRecording(db, draft, owner: owner) { db, count in
-                try Self.admission(db, count: count, context: context, now: now)
-            }
-            _ = try Self.insertChunks(samples, of: id, firstSequence: 0, maxSpanMicros: Self.chunkSpanMicros, db)
-            var record = try Self.fetchRecording(db, id)
-            record.sampleCount = samples.count
-            record.lastCommitAt = endedAt
-            record.state = .complete
-            record.owner = nil
-            try Self.saveAnalysis(
-                db, &record, summary: RecordingSummaryValues(recording, endedAt: endedAt),
-                efforts: recording.efforts.enumerated().map { StoredEffort($0.element, index: $0.offset) })
-            return id
+            try Self.insertWholeRecording(
+                db, recording, samples: samples, draft: draft, endedAt: endedAt, owner: owner, context: context, now: now)
         }
+    }
+
+    /// The body of ``saveRecording(_:samples:draft:endedAt:context:now:)`` on `db`, inside the caller's IMMEDIATE
+    /// transaction (an import adds the app's figures in the same one).
+    static func insertWholeRecording(
+        _ db: Database, _ recording: Recording, samples: [StoredSample], draft: RecordingDraft, endedAt: Date,
+        owner: ProcessOwner, context: AccessContext, now: Date
+    ) throws -> RecordingID {
+        let id = try insertRecording(db, draft, owner: owner) { db, count in
+            try admission(db, count: count, context: context, now: now)
+        }
+        _ = try insertChunks(samples, of: id, firstSequence: 0, maxSpanMicros: chunkSpanMicros, db)
+        var record = try fetchRecording(db, id)
+        record.sampleCount = samples.count
+        record.lastCommitAt = endedAt
+        record.state = .complete
+        record.owner = nil
+        try saveAnalysis(
+            db, &record, summary: RecordingSummaryValues(recording, endedAt: endedAt),
+            efforts: recording.efforts.enumerated().map { StoredEffort($0.element, index: $0.offset) })
+        return id
     }
 
     /// The newest recordings with their efforts, oldest first, for trends.

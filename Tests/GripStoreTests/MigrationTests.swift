@@ -20,7 +20,8 @@ struct MigrationTests {
         }
         #expect(
             tables == [
-                "appStoreRenewalInfo", "appStoreTransaction", "effort", "grdb_migrations", "manualOverride",
+                "appStoreRenewalInfo", "appStoreTransaction", "effort", "grdb_migrations", "importedFigures",
+                "importedRep", "manualOverride",
                 "proAudit", "processedNotification", "recording", "sampleChunk", "signedDateHighWater",
             ])
         #expect(applied == Migrations.migrator.migrations)

@@ -26,6 +26,8 @@ struct CommandLineTests {
               record                  Record a grip session with a live readout.
               replay                  Replay a btsnoop capture (btmon -w or Android HCI
                                       log) through the pipeline.
+              import                  Import the Tindeq app's CSV exports (and griptrack's
+                                      own) as recordings.
               list                    List stored recordings, newest first.
               show                    Show a recording: its efforts and a force–time plot.
               stats                   Show max and average force; Pro adds trends and

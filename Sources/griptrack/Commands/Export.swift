@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import GripAnalysis
+import GripImport
 import GripStore
 
 extension Griptrack {
@@ -10,7 +12,7 @@ extension Griptrack {
             discussion: """
                 CSV follows the Tindeq app's layout: a header block of `field,value` lines, an empty line, then \
                 `time,weight` rows (seconds from the first sample, kg as the device reported them), CRLF line \
-                endings. JSON holds the recording, its efforts and its samples. With --all, CSV writes one \
+                endings; `griptrack import` reads it back to the same samples. JSON holds the recording, its efforts and its samples. With --all, CSV writes one \
                 griptrack-<id>.csv per recording into the directory given by -o; JSON writes one array.
                 """
         )
@@ -133,33 +135,24 @@ struct RecordingExport: Encodable {
         self.samples = samples.map { Sample(micros: $0.micros, kg: $0.kilograms) }
     }
 
-    /// The Tindeq-style CSV: header block, empty line, `time,weight` rows; CRLF.
+    /// The Tindeq-style CSV: header block, empty line, `time,weight` rows; CRLF. `griptrack import` reads it back to
+    /// the same samples, bit for bit (``GriptrackCSV``).
     var csv: String {
-        func field(_ text: String) -> String {
-            text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-        }
         func number(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "" }
-        var lines = [
-            "date,\(Format.second(startedAt))",
-            "tag,\(field("griptrack recording \(id)"))",
-            "comment,",
-            "unit,kg",
-            "type,recording",
-            "max weight,\(number(maxKg))",
-            "avg weight,\(number(avgKg))",
-            "efforts,\(efforts.count)",
-            "device,\(field(device))",
-            "profile,\(field(profile))",
-            "uuid,\(uuid)",
-            "",
-            "time,weight",
-        ]
-        let origin = samples.first?.micros ?? 0
-        lines.reserveCapacity(lines.count + samples.count)
-        for sample in samples {
-            lines.append(String(format: "%.6f", Double(sample.micros - origin) / 1e6) + "," + "\(sample.kg)")
-        }
-        return lines.joined(separator: "\r\n") + "\r\n"
+        let fields = [
+            ("date", Format.second(startedAt)),
+            ("tag", "griptrack recording \(id)"),
+            ("comment", ""),
+            ("unit", "kg"),
+            ("type", "recording"),
+            ("max weight", number(maxKg)),
+            ("avg weight", number(avgKg)),
+            ("efforts", "\(efforts.count)"),
+            ("device", device),
+            ("profile", profile),
+            ("uuid", uuid),
+        ].map { ExportField(name: $0.0, value: $0.1) }
+        return GriptrackCSV.write(
+            fields: fields, samples: samples.map { ForceSample(micros: $0.micros, kilograms: $0.kg) })
     }
 }

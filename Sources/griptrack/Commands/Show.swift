@@ -41,13 +41,19 @@ extension Griptrack {
                     throw CLIExit.error.fail("cannot write \(svg): \(error.localizedDescription)")
                 }
             }
+            // An imported test: the app's own figures beside griptrack's.
+            let imported = try library.importedFigures(of: row.id).map {
+                ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
+            }
             if common.json {
                 var json = ShowJSON(row: row, efforts: efforts, samples: samples)
                 json.database = library.database
+                json.imported = imported
                 try printJSON(json)
                 return
             }
             print(Self.text(row: row, efforts: efforts, samples: samples, plot: !noPlot), terminator: "")
+            if let imported { print("\n" + imported.text, terminator: "") }
             if let svg { print("Chart written to \(svg)") }
         }
 
@@ -111,6 +117,8 @@ struct ShowJSON: Encodable {
     var efforts: [EffortItem]
     /// Which database the recording came from (`show --json`).
     var database: DatabaseChoice?
+    /// For an imported test: the app's figures beside griptrack's (absent otherwise).
+    var imported: ImportComparison? = nil
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         recording = ListJSON.Item(

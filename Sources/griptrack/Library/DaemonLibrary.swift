@@ -5,6 +5,10 @@ import GripStore
 /// griptrackd's database, through its socket (protocol 1.2: LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE, PRO).
 /// The daemon applies its own plan and authorization; an `ERROR` reply's `code` picks the exit code.
 final class DaemonLibrary: RecordingLibrary {
+    /// `griptrack import` writes the personal database (the daemon takes no imports yet), so none of the daemon's
+    /// recordings carries the app's figures.
+    func importedFigures(of id: RecordingID) throws -> ImportedFigures? { nil }
+
     let connection: DaemonConnection
     let database: DatabaseChoice
 

@@ -32,6 +32,10 @@ struct LocalLibrary: RecordingLibrary {
         return try storeCall { () throws(GripStoreError) in try store.samples(of: id) }
     }
 
+    func importedFigures(of id: RecordingID) throws -> ImportedFigures? {
+        try storeCall { () throws(GripStoreError) in try store.importedFigures(of: id) }
+    }
+
     func stats() throws -> (RecordingStatistics, Plan) {
         let plan = try plan()
         return (try storeCall { () throws(GripStoreError) in try store.statistics(limit: plan.visibleLimit) }, plan)

@@ -1,0 +1,155 @@
+import GripAnalysis
+
+/// One imported test: what the Tindeq app (or griptrack's own CSV export) wrote, typed.
+///
+/// Made by ``parse(_:fileName:)`` from one CSV file, or by ``parseRepeaters(bundle:info:dataSets:)`` from a repeaters
+/// bundle (`info.csv` and `data_set_N.csv`). The layouts are described in `docs/import.md`.
+public struct TindeqExport: Sendable, Equatable {
+    /// Who wrote the file.
+    public enum Source: String, Sendable, Codable {
+        /// The Tindeq app: one line of field names, one line of values.
+        case tindeqApp = "tindeq-app"
+        /// `griptrack export --format csv`: one `field,value` line per field.
+        case griptrack
+    }
+
+    /// The file name as the user gave it (a bundle: the zip or folder).
+    public var fileName: String
+    /// The app, or griptrack's export.
+    public var source: Source
+    /// Which test the file holds.
+    public var test: TindeqTest
+    /// When the test was done, local wall-clock time as written.
+    public var date: ExportDate
+    /// The app's tag (the name the user gave the test); `nil` when empty.
+    public var tag: String?
+    /// The app's comment; `nil` when empty.
+    public var comment: String?
+    /// Every header field in the file's order, as written (the app's own figures among them).
+    public var fields: [ExportField]
+    /// The app's figures, typed.
+    public var figures: AppFigures
+    /// The force series: time on the file's timeline (µs; a bundle's sets one after the other), force as written
+    /// (kg, to the nearest float). Never empty; time never goes back.
+    public var samples: [ForceSample]
+
+    /// The value of a header field, matched without regard to case and surrounding spaces.
+    ///
+    /// - Parameter name: The field's name, e.g. `"max weight"`.
+    /// - Returns: The value as written, or `nil` if the file has no such field.
+    public func field(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return fields.first { $0.name.trimmingSpaces.lowercased() == wanted }?.value
+    }
+}
+
+/// The tests the app exports.
+public enum TindeqTest: String, Sendable, Codable, CaseIterable {
+    /// Peak / max force (`max weight`, `body weight`, …).
+    case peak
+    /// Endurance (`max`, `avg`, `duration`, `mvc`, target zone).
+    case endurance
+    /// Rate of force development (`rfd2080`, `rfdInterval`, `intervalTime (ms)`, `IntervalThreshold`).
+    case rfd
+    /// Repeaters: a bundle of `info.csv` and one `data_set_N.csv` per set, with per-rep Avg and Peak.
+    case repeaters
+    /// Critical force (`critical force`, `reps`, `Work time`, `Rest time`, median values, threshold crossings).
+    case criticalForce = "critical-force"
+    /// A recording exported by griptrack itself.
+    case recording
+
+    /// How the test is named in output, e.g. "peak force test".
+    public var title: String {
+        switch self {
+        case .peak: "peak force test"
+        case .endurance: "endurance test"
+        case .rfd: "RFD test"
+        case .repeaters: "repeaters"
+        case .criticalForce: "critical force test"
+        case .recording: "griptrack recording"
+        }
+    }
+}
+
+/// One header field as written.
+public struct ExportField: Sendable, Equatable, Codable {
+    /// The field's name, e.g. `max weight` or `Target Zone, lower(% of mvc)`.
+    public var name: String
+    /// Its value as written (empty when the app left it empty).
+    public var value: String
+
+    /// Creates a field.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The figures the app computed itself, kept beside griptrack's own analysis. `nil` when the file has no such figure
+/// (or the app left it empty or wrote `-`).
+public struct AppFigures: Sendable, Equatable {
+    /// Highest force (kg): `max weight` (peak test), `max` (endurance).
+    public var maxKg: Double?
+    /// Average force (kg): `avg` (endurance), `avg weight` (griptrack export).
+    public var averageKg: Double?
+    /// `duration` of an endurance test (s).
+    public var durationSeconds: Double?
+    /// `mvc`, the maximum voluntary contraction the test was set against (kg).
+    public var mvcKg: Double?
+    /// `body weight` (kg).
+    public var bodyWeightKg: Double?
+    /// `rfd2080`: 0.6 · Fmax / (t80 − t20) (kg/s).
+    public var rfd2080: Double?
+    /// `rfdInterval` (kg/s).
+    public var rfdInterval: Double?
+    /// `intervalTime (ms)` of the RFD interval.
+    public var intervalTimeMillis: Double?
+    /// `IntervalThreshold` (kg).
+    public var intervalThresholdKg: Double?
+    /// `critical force` (kg).
+    public var criticalForceKg: Double?
+    /// Per-set and per-rep figures: repeaters' Avg and Peak rows, critical force's median values.
+    public var reps: [RepFigure] = []
+    /// Critical force's `threshold time, threshold weight` pairs.
+    public var thresholdCrossings: [ThresholdCrossing] = []
+
+    /// No figures.
+    public init() {}
+}
+
+/// The app's figures for one rep (or, with `rep == 0`, a whole set).
+public struct RepFigure: Sendable, Equatable, Codable {
+    /// The set, from 1.
+    public var set: Int
+    /// The rep in its set, from 1; 0 for the set as a whole (the `Avg` / `Overall Avg` column).
+    public var rep: Int
+    /// The app's `Avg` row (kg).
+    public var averageKg: Double?
+    /// The app's `Peak` row (kg).
+    public var peakKg: Double?
+    /// Critical force's median value of the rep (kg).
+    public var medianKg: Double?
+
+    /// Creates a rep's figures.
+    public init(set: Int, rep: Int, averageKg: Double? = nil, peakKg: Double? = nil, medianKg: Double? = nil) {
+        self.set = set
+        self.rep = rep
+        self.averageKg = averageKg
+        self.peakKg = peakKg
+        self.medianKg = medianKg
+    }
+}
+
+/// A critical-force threshold crossing as the app lists it.
+public struct ThresholdCrossing: Sendable, Equatable, Codable {
+    /// `threshold time` (s, the file's timeline).
+    public var timeSeconds: Double
+    /// `threshold weight` (kg).
+    public var weightKg: Double
+
+    /// Creates a crossing.
+    public init(timeSeconds: Double, weightKg: Double) {
+        self.timeSeconds = timeSeconds
+        self.weightKg = weightKg
+    }
+}

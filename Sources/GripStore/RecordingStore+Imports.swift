@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+import GripAnalysis
+
+extension RecordingStore {
+    /// Stores an imported test in one IMMEDIATE transaction: the free plan's admission, the samples, griptrack's
+    /// efforts and summary (as ``saveRecording(_:samples:draft:endedAt:context:now:)``), and the app's own figures
+    /// beside them. A refusal or a failure leaves nothing behind.
+    ///
+    /// - Parameters:
+    ///   - recording: griptrack's analysis of the samples.
+    ///   - samples: The samples in order (µs on the file's timeline, kg as the file wrote them).
+    ///   - draft: Identity, wall-clock start, device and profile.
+    ///   - endedAt: Wall-clock end.
+    ///   - figures: What the app computed.
+    ///   - context: Bypass flag and free plan.
+    ///   - now: The system clock, for the entitlement decision.
+    /// - Returns: The stored recording, in state `complete`.
+    /// - Throws: ``GripStoreError/refused(reason:storedRecordings:)`` with the policy's text, or an SQLite error.
+    public func saveImportedRecording(
+        _ recording: Recording, samples: [StoredSample], draft: RecordingDraft, endedAt: Date, figures: ImportedFigures,
+        context: AccessContext, now: Date
+    ) throws(GripStoreError) -> RecordingID {
+        try writeImmediate("save an imported recording") { db in
+            let id = try Self.insertWholeRecording(
+                db, recording, samples: samples, draft: draft, endedAt: endedAt, owner: owner, context: context, now: now)
+            try ImportedFiguresRecord(recording: id, figures: figures).insert(db)
+            for rep in figures.reps {
+                try ImportedRepRecord(
+                    recordingId: id.rawValue, setNumber: rep.set, repNumber: rep.rep, averageKilograms: rep.averageKilograms,
+                    peakKilograms: rep.peakKilograms, medianKilograms: rep.medianKilograms
+                ).insert(db)
+            }
+            return id
+        }
+    }
+
+    /// The app's figures of an imported recording.
+    ///
+    /// - Parameter id: The recording.
+    /// - Returns: Its figures, or `nil` for a recording that was not imported.
+    /// - Throws: An SQLite error, or ``GripStoreError/sqlite(operation:code:extendedCode:message:)`` when the stored
+    ///   fields no longer decode.
+    public func importedFigures(of id: RecordingID) throws(GripStoreError) -> ImportedFigures? {
+        try read("read the imported figures of recording \(id)") { db in
+            guard let record = try ImportedFiguresRecord.fetchOne(db, key: id.rawValue) else { return nil }
+            let reps = try ImportedRepRecord.filter(Column("recordingId") == id.rawValue)
+                .order(Column("setNumber"), Column("repNumber"))
+                .fetchAll(db)
+            do {
+                return try record.figures(reps: reps)
+            } catch {
+                throw GripStoreError.sqlite(
+                    operation: "read the imported figures of recording \(id)", code: 11, extendedCode: 11,
+                    message: "the stored header fields do not decode: \(error)")
+            }
+        }
+    }
+}

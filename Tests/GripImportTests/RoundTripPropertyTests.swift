@@ -1,0 +1,45 @@
+import GripAnalysis
+import GripImport
+import PropertyBased
+import Testing
+
+/// griptrack's CSV export imports back to the very samples it was written from.
+@Suite("export → import round trip")
+struct RoundTripPropertyTests {
+    /// Any finite float: random bit patterns (subnormals, negative zero, huge and tiny values), not just "nice" ones.
+    static let force = Gen.uint32().map { Float(bitPattern: $0) }.filter { $0.isFinite }
+
+    @Test("export then import gives identical (µs, Float bit pattern) samples")
+    func samplesSurvive() async {
+        await propertyCheck(
+            count: 300, input: Gen.int64(in: -4_000_000_000_000...4_000_000_000_000), Gen.int64(in: 0...3_000_000).array(of: 1...60),
+            Self.force.array(of: 60)
+        ) { origin, steps, forces in
+            var micros = origin
+            let samples = steps.enumerated().map { index, step in
+                micros += step
+                return ForceSample(micros: micros, kilograms: forces[index])
+            }
+            let text = GriptrackCSV.write(
+                fields: [ExportField(name: "date", value: "2026-03-14 09:31:55"), ExportField(name: "tag", value: "a, \"quoted\" tag")],
+                samples: samples)
+            do {
+                let imported = try TindeqExport.parse(Array(text.utf8), fileName: "rt.csv")
+                #expect(imported.samples.map(\.micros) == samples.map(\.micros))
+                #expect(imported.samples.map(\.kilograms.bitPattern) == samples.map(\.kilograms.bitPattern))
+                #expect(imported.tag == "a, \"quoted\" tag")
+                #expect(imported.source == .griptrack)
+                #expect(imported.date == ExportDate(year: 2026, month: 3, day: 14, hour: 9, minute: 31, second: 55))
+            } catch {
+                Issue.record("the export does not import: \(error)\n\(text.prefix(400))")
+            }
+        }
+    }
+
+    @Test("times with more than six decimals round to the nearest microsecond")
+    func longFractions() throws {
+        let text = "date,tag,comment,unit,max,avg\n2026-14-03,t,,SI,1,1\n\ntime,weight\n0.011412000000000005,1\n0.0999995,1\n1.9999994,1\n"
+        let export = try TindeqExport.parse(Array(text.utf8), fileName: "f.csv")
+        #expect(export.samples.map(\.micros) == [11_412, 100_000, 1_999_999])
+    }
+}
