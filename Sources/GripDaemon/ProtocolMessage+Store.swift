@@ -26,8 +26,9 @@ extension ProtocolMessage {
         if let hand = row.hand { object.add("hand", hand.rawValue) }
         if let label = row.label { object.add("label", label) }
         object.add("state", row.state.rawValue)
-        if let max = row.maxKilograms { object.add("max_kg", max) }
-        if let average = row.averageKilograms { object.add("avg_kg", average) }
+        // Stored forces are float32 widened to double: written back as float32, in their shortest exact form.
+        if let max = row.maxKilograms { object.add("max_kg", Float(max)) }
+        if let average = row.averageKilograms { object.add("avg_kg", Float(average)) }
         object.add("samples", row.sampleCount)
         object.add("efforts", row.effortCount)
         return object.object
@@ -40,13 +41,14 @@ extension ProtocolMessage {
         object.add("start", seconds(effort.startMicros))
         object.add("end", seconds(effort.endMicros))
         object.add("duration", seconds(effort.durationMicros))
-        object.add("peak_kg", effort.peakKilograms)
-        object.add("mean_kg", effort.meanKilograms)
+        object.add("peak_kg", Float(effort.peakKilograms))
+        object.add("mean_kg", Float(effort.meanKilograms))
         object.add("time_to_peak", seconds(effort.timeToPeakMicros))
         if let rfd = effort.rfdKilogramsPerSecond { object.add("rfd_kg_s", rfd) }
         object.add("impulse_kg_s", effort.impulseKilogramSeconds)
-        object.add("baseline_kg", effort.baselineKilograms)
+        object.add("baseline_kg", Float(effort.baselineKilograms))
         object.add("open", effort.isOpen)
+        object.add("open_start", effort.isOpenStart)
         return object.object
     }
 

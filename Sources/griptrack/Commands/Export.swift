@@ -115,8 +115,8 @@ struct RecordingExport: Encodable {
     var device: String
     var profile: String
     var state: String
-    var maxKg: Double?
-    var avgKg: Double?
+    var maxKg: Float?
+    var avgKg: Float?
     var efforts: [ShowJSON.EffortItem]
     /// Device time (µs, unwrapped) and force exactly as stored.
     var samples: [Sample]
@@ -129,8 +129,8 @@ struct RecordingExport: Encodable {
         device = row.device
         profile = row.profile
         state = row.state.rawValue
-        maxKg = grams(row.maxKilograms)
-        avgKg = grams(row.averageKilograms)
+        maxKg = jsonKg(row.maxKilograms)
+        avgKg = jsonKg(row.averageKilograms)
         self.efforts = ShowJSON(row: row, efforts: efforts, samples: samples).efforts
         self.samples = samples.map { Sample(micros: $0.micros, kg: $0.kilograms) }
     }
@@ -138,7 +138,7 @@ struct RecordingExport: Encodable {
     /// The Tindeq-style CSV: header block, empty line, `time,weight` rows; CRLF. `griptrack import` reads it back to
     /// the same samples, bit for bit (``GriptrackCSV``).
     var csv: String {
-        func number(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "" }
+        func number(_ value: Float?) -> String { value.map { String(format: "%.3f", Double($0)) } ?? "" }
         let fields = [
             ("date", Format.second(startedAt)),
             ("tag", "griptrack recording \(id)"),

@@ -180,8 +180,8 @@ struct TindeqImportJSON: Encodable {
         var efforts: Int
         /// The new recording's id; absent on a dry run or when the free plan refused it.
         var id: Int64?
-        var maxKg: Double?
-        var avgKg: Double?
+        var maxKg: Float?
+        var avgKg: Float?
         var comparison: ImportComparison
 
         init(_ item: Griptrack.Import.Prepared, storedID: RecordingID?) {
@@ -193,8 +193,8 @@ struct TindeqImportJSON: Encodable {
             samples = item.export.samples.count
             efforts = item.analysis.recording.efforts.count
             id = storedID?.rawValue
-            maxKg = grams(item.analysis.recording.maxKg.map(Double.init))
-            avgKg = grams(item.analysis.recording.averageKg.map(Double.init))
+            maxKg = item.analysis.recording.maxKg
+            avgKg = item.analysis.recording.averageKg
             comparison = item.comparison
         }
     }

@@ -77,8 +77,8 @@ struct ListJSON: Encodable {
         var state: String
         var efforts: Int
         var samples: Int
-        var maxKg: Double?
-        var avgKg: Double?
+        var maxKg: Float?
+        var avgKg: Float?
     }
 
     var recordings: [Item]
@@ -91,7 +91,7 @@ struct ListJSON: Encodable {
             Item(
                 id: $0.id.rawValue, uuid: $0.uuid.uuidString.lowercased(), startedAt: $0.startedAt, endedAt: $0.endedAt, device: $0.device,
                 profile: $0.profile, state: $0.state.rawValue, efforts: $0.effortCount, samples: $0.sampleCount,
-                maxKg: grams($0.maxKilograms), avgKg: grams($0.averageKilograms))
+                maxKg: jsonKg($0.maxKilograms), avgKg: jsonKg($0.averageKilograms))
         }
         hidden = list.hiddenCount
         self.plan = plan.tier

@@ -77,6 +77,7 @@ extension Griptrack {
                     line += Format.kg(effort.peakKilograms).leftPadded(9) + Format.kg(effort.meanKilograms).leftPadded(9)
                     line += String(format: " %6.2f s", Double(effort.timeToPeakMicros) / 1e6)
                     line += rfd.leftPadded(12) + String(format: " %6.1f kg·s", effort.impulseKilogramSeconds)
+                    if effort.isOpenStart { line += "  open start (under way when the stream began)" }
                     if effort.isOpen { line += "  open (stream ended mid-effort)" }
                     lines.append(line)
                 }
@@ -104,13 +105,14 @@ struct ShowJSON: Encodable {
         var index: Int
         var startS: Double
         var durationS: Double
-        var peakKg: Double
-        var meanKg: Double
+        var peakKg: Float
+        var meanKg: Float
         var timeToPeakS: Double
         var rfdKgS: Double?
         var impulseKgS: Double
-        var baselineKg: Double
+        var baselineKg: Float
         var open: Bool
+        var openStart: Bool
     }
 
     var recording: ListJSON.Item
@@ -124,14 +126,14 @@ struct ShowJSON: Encodable {
         recording = ListJSON.Item(
             id: row.id.rawValue, uuid: row.uuid.uuidString.lowercased(), startedAt: row.startedAt, endedAt: row.endedAt, device: row.device,
             profile: row.profile, state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
-            maxKg: grams(row.maxKilograms), avgKg: grams(row.averageKilograms))
+            maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms))
         let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
         self.efforts = efforts.map {
             EffortItem(
                 index: $0.index, startS: Double($0.startMicros - origin) / 1e6, durationS: Double($0.durationMicros) / 1e6,
-                peakKg: gramsOf($0.peakKilograms), meanKg: gramsOf($0.meanKilograms), timeToPeakS: Double($0.timeToPeakMicros) / 1e6,
-                rfdKgS: $0.rfdKilogramsPerSecond.map { ($0 * 100).rounded() / 100 }, impulseKgS: gramsOf($0.impulseKilogramSeconds),
-                baselineKg: gramsOf($0.baselineKilograms), open: $0.isOpen)
+                peakKg: jsonKg($0.peakKilograms), meanKg: jsonKg($0.meanKilograms), timeToPeakS: Double($0.timeToPeakMicros) / 1e6,
+                rfdKgS: $0.rfdKilogramsPerSecond, impulseKgS: $0.impulseKilogramSeconds,
+                baselineKg: jsonKg($0.baselineKilograms), open: $0.isOpen, openStart: $0.isOpenStart)
         }
     }
 }

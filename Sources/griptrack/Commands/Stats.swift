@@ -59,27 +59,27 @@ extension Griptrack {
 
 /// The Pro part of `stats`: personal best, slope, and the latest recording against the previous and the best.
 struct Comparison: Encodable {
-    var personalBestKg: Double?
+    var personalBestKg: Float?
     var personalBestDay: String?
     var slopeKgPerWeek: Double?
-    var changeFromFirstKg: Double?
+    var changeFromFirstKg: Float?
     var latestId: Int64?
-    var latestMaxKg: Double?
-    var latestVsPreviousKg: Double?
-    var latestVsBestKg: Double?
+    var latestMaxKg: Float?
+    var latestVsPreviousKg: Float?
+    var latestVsBestKg: Float?
 
     init(_ recordings: [AnalysedRecording]) {
         let trends = Trends(recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) })
-        personalBestKg = grams(trends.personalBestKg.map(Double.init))
+        personalBestKg = trends.personalBestKg
         personalBestDay = trends.personalBestDay.map(Format.dayString)
         slopeKgPerWeek = trends.slopeKgPerWeek
-        changeFromFirstKg = grams(trends.changeFromFirstKg.map(Double.init))
+        changeFromFirstKg = trends.changeFromFirstKg
         let scored = recordings.filter { $0.recording.maxKg != nil }
         if let latest = scored.last {
             latestId = latest.id.rawValue
-            latestMaxKg = grams(latest.recording.maxKg.map(Double.init))
-            latestVsPreviousKg = grams(trends.changeFromPreviousKg.map(Double.init))
-            if let best = personalBestKg, let max = latestMaxKg { latestVsBestKg = grams(max - best) }
+            latestMaxKg = latest.recording.maxKg
+            latestVsPreviousKg = trends.changeFromPreviousKg
+            if let best = personalBestKg, let max = latestMaxKg { latestVsBestKg = max - best }
         }
     }
 
@@ -107,8 +107,8 @@ struct StatsJSON: Encodable {
     var hidden: Int
     var efforts: Int
     var samples: Int
-    var maxKg: Double?
-    var avgKg: Double?
+    var maxKg: Float?
+    var avgKg: Float?
     var first: Date?
     var last: Date?
     var comparison: Comparison?
@@ -120,8 +120,8 @@ struct StatsJSON: Encodable {
         self.hidden = hidden
         efforts = stats.efforts
         samples = stats.samples
-        maxKg = grams(stats.maxKilograms)
-        avgKg = grams(stats.averageKilograms)
+        maxKg = jsonKg(stats.maxKilograms)
+        avgKg = jsonKg(stats.averageKilograms)
         first = stats.first
         last = stats.last
         self.comparison = comparison

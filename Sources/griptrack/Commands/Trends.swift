@@ -65,32 +65,32 @@ extension Griptrack {
 struct TrendsJSON: Encodable {
     struct Period: Encodable {
         var start: String
-        var bestKg: Double
-        var avgKg: Double
+        var bestKg: Float
+        var avgKg: Float
         var recordings: Int
     }
 
     var days: [Period]
     var weeks: [Period]
     var slopeKgPerWeek: Double?
-    var changeFromFirstKg: Double?
-    var changeFromPreviousKg: Double?
-    var personalBestKg: Double?
+    var changeFromFirstKg: Float?
+    var changeFromPreviousKg: Float?
+    var personalBestKg: Float?
     var personalBestDay: String?
     var database: DatabaseChoice?
 
     init(_ trends: Trends) {
         days = trends.days.map {
-            Period(start: Format.dayString($0.key), bestKg: gramsOf(Double($0.bestKg)), avgKg: gramsOf(Double($0.averageKg)), recordings: $0.recordings)
+            Period(start: Format.dayString($0.key), bestKg: $0.bestKg, avgKg: $0.averageKg, recordings: $0.recordings)
         }
         weeks = trends.weeks.map {
-            Period(start: Format.dayString($0.key * 7 + Griptrack.TrendsCommand.mondayKey), bestKg: gramsOf(Double($0.bestKg)),
-                   avgKg: gramsOf(Double($0.averageKg)), recordings: $0.recordings)
+            Period(start: Format.dayString($0.key * 7 + Griptrack.TrendsCommand.mondayKey), bestKg: $0.bestKg,
+                   avgKg: $0.averageKg, recordings: $0.recordings)
         }
         slopeKgPerWeek = trends.slopeKgPerWeek
-        changeFromFirstKg = grams(trends.changeFromFirstKg.map(Double.init))
-        changeFromPreviousKg = grams(trends.changeFromPreviousKg.map(Double.init))
-        personalBestKg = grams(trends.personalBestKg.map(Double.init))
+        changeFromFirstKg = trends.changeFromFirstKg
+        changeFromPreviousKg = trends.changeFromPreviousKg
+        personalBestKg = trends.personalBestKg
         personalBestDay = trends.personalBestDay.map(Format.dayString)
     }
 }

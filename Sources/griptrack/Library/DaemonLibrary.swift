@@ -227,13 +227,15 @@ private struct EffortObject: Decodable {
     var impulseKgS: Double
     var baselineKg: Double
     var open: Bool
+    /// Absent from daemons before effort open-start existed.
+    var openStart: Bool?
 
     var stored: StoredEffort {
         StoredEffort(
             index: index, startMicros: micros(start), endMicros: micros(end), peakKilograms: peakKg,
             meanKilograms: meanKg, durationMicros: micros(duration), timeToPeakMicros: micros(timeToPeak),
             rfdKilogramsPerSecond: rfdKgS, impulseKilogramSeconds: impulseKgS, baselineKilograms: baselineKg,
-            isOpen: open)
+            isOpenStart: openStart ?? false, isOpen: open)
     }
 }
 

@@ -17,6 +17,12 @@ enum Format {
     /// `+1.2 kg` / `-0.4 kg`, or `—`.
     static func signedKg(_ value: Double?) -> String { value.map { String(format: "%+.1f kg", $0) } ?? "—" }
 
+    /// ``kg(_:)`` for a float32 force.
+    static func kg(_ value: Float?) -> String { kg(value.map(Double.init)) }
+
+    /// ``signedKg(_:)`` for a float32 force.
+    static func signedKg(_ value: Float?) -> String { signedKg(value.map(Double.init)) }
+
     /// `1:05` (minutes:seconds) or `42 s`.
     static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
@@ -55,8 +61,10 @@ extension String {
     func rightPadded(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
 }
 
-/// Kilograms rounded to the gram for JSON output (forces are float32 on the wire; more digits are noise).
-func grams(_ value: Double?) -> Double? { value.map { ($0 * 1000).rounded() / 1000 } }
+/// A force for JSON output. Stored forces are the device's float32 values widened to double, so narrowing them
+/// back is exact, and the encoder writes the shortest decimal that reads back as that float32: machine output
+/// never rounds (docs/replay-json.md). Derived values (averages, differences) are float32 like the forces.
+func jsonKg(_ value: Double?) -> Float? { value.map { Float($0) } }
 
-/// Kilograms rounded to the gram.
-func gramsOf(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+/// ``jsonKg(_:)`` for a value that is always there.
+func jsonKg(_ value: Double) -> Float { Float(value) }
