@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
         .executable(name: "griptrackd", targets: ["griptrackd"]),
         .library(name: "GripStore", targets: ["GripStore"]),
+        // For Benchmarks/ (the replay benchmark renders its long capture with the simulator).
+        .library(name: "GripSimulator", targets: ["GripSimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

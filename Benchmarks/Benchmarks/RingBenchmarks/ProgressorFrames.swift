@@ -1,4 +1,4 @@
-// Notification values shaped like the Tindeq Progressor's WEIGHT_MEAS frames (reference/devices.md §1):
+// Notification values shaped like the Tindeq Progressor's WEIGHT_MEAS frames (docs/devices.md):
 // code 0x01, length byte L = 8·N, then N × (float32 LE kg, uint32 LE µs since start).
 
 /// A WEIGHT_MEAS frame with `samples` samples of a plausible force curve, as the device would send it.

@@ -37,7 +37,7 @@ struct IdleHistory: Sendable {
         kilograms[head] = kg
         head = head + 1 == capacity ? 0 : head + 1
         count = Swift.min(count + 1, capacity)
-        sorted.insert(kg, at: Self.lowerBound(of: kg, in: sorted))
+        insertSorted(kg)
         windowCount += 1
     }
 
@@ -78,8 +78,32 @@ struct IdleHistory: Sendable {
         let index = Self.lowerBound(of: kg, in: sorted)
         // `kg` is in the window, so the lower bound finds an equal element (no NaN ever enters: the segmenter
         // rejects non-finite forces before they reach the history).
-        if index < sorted.count { sorted.remove(at: index) }
+        if index < sorted.count {
+            let count = sorted.count
+            // HOT PATH: one memmove. Array.remove(at:) went through the generic replaceSubrange and cost several
+            // times more per sample (perf, 73-minute replay).
+            sorted.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                // SAFETY: `index < count`, so [index + 1, count) and [index, count − 1) lie inside the buffer.
+                (base + index).update(from: base + index + 1, count: count - index - 1)
+            }
+            sorted.removeLast()
+        }
         windowCount -= 1
+    }
+
+    /// Inserts `kg` at its sorted place. HOT PATH: one memmove, no allocation (capacity reserved in `init`).
+    private mutating func insertSorted(_ kg: Float) {
+        let index = Self.lowerBound(of: kg, in: sorted)
+        sorted.append(kg)
+        let count = sorted.count
+        sorted.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            // SAFETY: `index ≤ count − 1`, so [index, count − 1) and [index + 1, count) lie inside the buffer;
+            // `update(from:)` handles the overlap as memmove does.
+            (base + index + 1).update(from: base + index, count: count - 1 - index)
+            base[index] = kg
+        }
     }
 
     /// The first index whose value is not less than `value`.
