@@ -34,3 +34,19 @@ struct ExactForcesTests {
         #expect(forces.map { Float($0) }.max() == Float(peaks[0]))
     }
 }
+
+@Suite("replay --json on a capture that cannot be replayed")
+struct ReplayJSONErrorTests {
+    @Test("stdout still holds one JSON object with capture.error, and the exit code is 5")
+    func unreadableCaptureGivesJSONError() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let garbage = sandbox.directory.appendingPathComponent("garbage.btsnoop")
+        try Data("not a btsnoop file at all".utf8).write(to: garbage)
+        let result = try sandbox.plain(["replay", garbage.path, "--json"])
+        #expect(result.status == 5)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let error = try #require((object["capture"] as? [String: Any])?["error"] as? String)
+        #expect(error.contains("cannot replay"), "\(result)")
+    }
+}

@@ -56,6 +56,14 @@ extension Griptrack {
                         collector?.observe(output, hostMicros: hostMicros)
                     })
             } catch {
+                if json {
+                    // Scripts read stdout: say what went wrong there too (docs/replay-json.md), not only on stderr.
+                    let object = ["capture": ["error": "\(error)"]]
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    FileHandle.standardOutput.write((try? encoder.encode(object)) ?? Data())
+                    FileHandle.standardOutput.write(Data("\n".utf8))
+                }
                 throw CLIExit.invalidInput.fail("\(error)")
             }
             live?.finish()
