@@ -84,8 +84,10 @@ struct IdleHistory: Sendable {
             // times more per sample (perf, 73-minute replay).
             sorted.withUnsafeMutableBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
-                // SAFETY: `index < count`, so [index + 1, count) and [index, count − 1) lie inside the buffer.
-                (base + index).update(from: base + index + 1, count: count - index - 1)
+                // SAFETY: `index < count`, so [index + 1, count) and [index, count − 1) lie inside the buffer;
+                // Float is trivial, and copyMemory is a memmove (the regions overlap).
+                UnsafeMutableRawPointer(base + index).copyMemory(
+                    from: base + index + 1, byteCount: (count - index - 1) * MemoryLayout<Float>.stride)
             }
             sorted.removeLast()
         }
@@ -100,20 +102,25 @@ struct IdleHistory: Sendable {
         sorted.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             // SAFETY: `index ≤ count − 1`, so [index, count − 1) and [index + 1, count) lie inside the buffer;
-            // `update(from:)` handles the overlap as memmove does.
-            (base + index + 1).update(from: base + index, count: count - 1 - index)
+            // Float is trivial, and copyMemory is a memmove (the regions overlap).
+            UnsafeMutableRawPointer(base + index + 1).copyMemory(
+                from: base + index, byteCount: (count - 1 - index) * MemoryLayout<Float>.stride)
             base[index] = kg
         }
     }
 
     /// The first index whose value is not less than `value`.
+    ///
+    /// Halving with one comparison per step and no early exit, so the loop runs a fixed ⌈log₂ n⌉ times.
     private static func lowerBound(of value: Float, in values: [Float]) -> Int {
-        var low = 0
-        var high = values.count
-        while low < high {
-            let middle = low + (high - low) / 2
-            if values[middle] < value { low = middle + 1 } else { high = middle }
+        var length = values.count
+        guard length > 0 else { return 0 }
+        var base = 0
+        while length > 1 {
+            let half = length / 2
+            base = values[base + half] < value ? base + half : base
+            length -= half
         }
-        return low
+        return values[base] < value ? base + 1 : base
     }
 }
