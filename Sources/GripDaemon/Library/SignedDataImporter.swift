@@ -8,6 +8,16 @@ final class SignedDataImporter: Sendable {
     /// What the data is said to be.
     enum Kind: String, Sendable {
         case auto, transaction, renewalInfo = "renewal-info", notification
+
+        /// The verifier's kind; `nil` (auto) tells by the payload.
+        var signedDataKind: SignedDataKind? {
+            switch self {
+            case .auto: nil
+            case .transaction: .transaction
+            case .renewalInfo: .renewalInfo
+            case .notification: .notification
+            }
+        }
     }
 
     private let config: GriptrackConfig
@@ -35,13 +45,7 @@ final class SignedDataImporter: Sendable {
         Task {
             let now = Date()
             do throws(VerificationFailure) {
-                let verified: VerifiedSignedData
-                switch kind {
-                case .auto: verified = try await verifier.verify(jws, now: now)
-                case .transaction: verified = .transaction(try await verifier.verifyTransaction(jws, now: now))
-                case .renewalInfo: verified = .renewalInfo(try await verifier.verifyRenewalInfo(jws, now: now))
-                case .notification: verified = .notification(try await verifier.verifyNotification(jws, now: now))
-                }
+                let verified = try await verifier.verify(jws, as: kind.signedDataKind, now: now)
                 try config.checkAccountBinding(verified)
                 done(.success(verified))
             } catch {

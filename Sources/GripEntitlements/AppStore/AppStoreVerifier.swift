@@ -185,6 +185,26 @@ public struct AppStoreVerifier: Sendable {
     ///   - now: The current time.
     /// - Returns: The verified data.
     /// - Throws: ``VerificationFailure``; an app transaction (`receiptType`) is a `.format` failure.
+    /// Verifies `jws` as the kind its sender said it is, or by its payload when `kind` is `nil` (see
+    /// ``verify(_:now:)``). The one entry point the CLI and the daemon share.
+    ///
+    /// - Parameters:
+    ///   - jws: The compact JWS text.
+    ///   - kind: What the data is said to be; `nil` to tell by its payload.
+    ///   - now: The current time.
+    /// - Returns: The verified data.
+    /// - Throws: ``VerificationFailure``, also when the data is not of the kind said.
+    public func verify(
+        _ jws: String, as kind: SignedDataKind?, now: Date
+    ) async throws(VerificationFailure) -> VerifiedSignedData {
+        switch kind {
+        case nil: try await verify(jws, now: now)
+        case .transaction?: .transaction(try await verifyTransaction(jws, now: now))
+        case .renewalInfo?: .renewalInfo(try await verifyRenewalInfo(jws, now: now))
+        case .notification?: .notification(try await verifyNotification(jws, now: now))
+        }
+    }
+
     public func verify(_ jws: String, now: Date) async throws(VerificationFailure) -> VerifiedSignedData {
         let token = try CompactJWS(jws)
         let probe: PayloadProbe

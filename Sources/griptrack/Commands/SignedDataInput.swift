@@ -8,6 +8,16 @@ enum SignedDataInput {
     /// Which kind to verify the data as; `auto` recognises it from the payload.
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case auto, transaction, renewalInfo = "renewal-info", notification
+
+        /// The verifier's kind; `nil` (auto) tells by the payload.
+        var signedDataKind: SignedDataKind? {
+            switch self {
+            case .auto: nil
+            case .transaction: .transaction
+            case .renewalInfo: .renewalInfo
+            case .notification: .notification
+            }
+        }
     }
 
     /// The compact JWS in `path` (`-` = standard input). A JSON body is accepted too: `{"signedPayload": …}` as
@@ -46,13 +56,7 @@ enum SignedDataInput {
             throw CLIExit.invalidInput.fail("invalid configuration: \(config.path ?? GriptrackConfig.defaultPath): \(error)")
         }
         do throws(VerificationFailure) {
-            let verified: VerifiedSignedData
-            switch kind {
-            case .auto: verified = try await verifier.verify(jws, now: now)
-            case .transaction: verified = .transaction(try await verifier.verifyTransaction(jws, now: now))
-            case .renewalInfo: verified = .renewalInfo(try await verifier.verifyRenewalInfo(jws, now: now))
-            case .notification: verified = .notification(try await verifier.verifyNotification(jws, now: now))
-            }
+            let verified = try await verifier.verify(jws, as: kind.signedDataKind, now: now)
             try config.checkAccountBinding(verified)
             return .success(verified)
         } catch {
