@@ -11,7 +11,10 @@ struct RequestLineBufferTests {
         let bytes = Array(text.utf8)
         for start in stride(from: 0, to: bytes.count, by: pieceSize) {
             buffer.append(bytes[start..<min(bytes.count, start + pieceSize)])
-            while let line = buffer.nextLine() { lines.append(line) }
+            while let line = buffer.nextLine() {
+                lines.append(line)
+                if line == .oversized { return lines }  // the daemon closes the connection
+            }
         }
         return lines
     }

@@ -54,6 +54,37 @@ struct DamagedRowTests {
             try fixture.store.samples(of: id)
         }
     }
+
+    @Test("a recording whose start time is a blob makes the list a damaged-database error (regression-list-blob-date)",
+          arguments: StoreKind.allCases)
+    func listWithBlobDateIsDamaged(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let id = try fixture.store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        try fixture.store.writer.write { db in
+            try db.execute(sql: "UPDATE recording SET startedAt = x'' WHERE id = ?", arguments: [id.rawValue])
+        }
+        #expect(throws: GripStoreError.sqlite(
+            operation: "list recordings", code: 11, extendedCode: 11,
+            message: "a recording row is damaged: startedAt holds Data(0 bytes), not a Date")
+        ) {
+            try fixture.store.listRecordings(limit: nil)
+        }
+    }
+
+    @Test("a recording whose uuid is not a UUID makes the list a damaged-database error", arguments: StoreKind.allCases)
+    func listWithBadUUIDIsDamaged(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let id = try fixture.store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        try fixture.store.writer.write { db in
+            try db.execute(sql: "UPDATE recording SET uuid = 'x' WHERE id = ?", arguments: [id.rawValue])
+        }
+        #expect(throws: GripStoreError.sqlite(
+            operation: "list recordings", code: 11, extendedCode: 11,
+            message: "a recording row is damaged: uuid \"x\" is not a UUID")
+        ) {
+            try fixture.store.listRecordings(limit: nil)
+        }
+    }
 }
 
 extension Result where Failure == SampleChunkCodec.DecodeFailure {
