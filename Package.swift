@@ -3,12 +3,18 @@
 
 import PackageDescription
 
+/// `scripts/fuzz` sets GRIPTRACK_FUZZ=1 (with its own scratch path, `.build-fuzz`): griptrack's own modules are then
+/// compiled with libFuzzer's coverage counters and AddressSanitizer, and with `-enable-testing` so the harnesses can
+/// reach internal parsers. Dependencies stay uninstrumented: the fuzzer's feedback is griptrack's code only, and the
+/// build is shorter. A normal build never sees any of this (docs/fuzzing.md).
+let fuzzing = Context.environment["GRIPTRACK_FUZZ"] == "1"
+
 let strictSwift: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
-]
+] + (fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-enable-testing"])] : [])
 
-let package = Package(
+var package = Package(
     name: "griptrack",
     platforms: [.macOS(.v15)],
     products: [
@@ -166,3 +172,32 @@ let package = Package(
         ),
     ]
 )
+
+// The libFuzzer harnesses (Fuzz/, one executable per parser; docs/fuzzing.md), only in a GRIPTRACK_FUZZ=1 build:
+// they link libFuzzer's driver, which a normal build does not have. lld links them: Debian's gold fails on
+// libFuzzer's objects ("internal error in format_file_lineno").
+if fuzzing {
+    let fuzzLink: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
+    package.targets += [
+        .target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strictSwift),
+        .executableTarget(
+            name: "fuzz-btsnoop", dependencies: ["GripWire", "FuzzSupport"], path: "Fuzz/btsnoop",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-profiles", dependencies: ["GripWire", "FuzzSupport"], path: "Fuzz/profiles",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-request", dependencies: ["GripDaemon", "GripStore", "FuzzSupport"], path: "Fuzz/request",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-config", dependencies: ["GripConfig", "FuzzSupport"], path: "Fuzz/config",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-jws", dependencies: ["GripEntitlements", "FuzzSupport"], path: "Fuzz/jws",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-store",
+            dependencies: ["GripStore", "FuzzSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Fuzz/store", swiftSettings: strictSwift, linkerSettings: fuzzLink),
+    ]
+}

@@ -108,6 +108,11 @@ public struct GriptrackConfig: Sendable, Equatable {
     /// - Returns: The configuration (``path`` not set).
     /// - Throws: ``ConfigError``.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> GriptrackConfig {
+        if let line = TableHeaderCheck.firstBadHeaderLine(in: text) {
+            throw ConfigError(
+                file: file, line: line, key: nil,
+                problem: "a table name must start with a letter, a digit, _, - or a quote, e.g. [device]")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

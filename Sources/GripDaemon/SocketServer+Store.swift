@@ -31,7 +31,7 @@ extension ServerLoop {
     }
 
     /// DELETE: root or group griptrack-admin.
-    mutating func delete(_ request: Request, from client: Client) {
+    mutating func delete(_ request: ClientRequest, from client: Client) {
         guard let recorder = server.recorder else {
             return send(StoreProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
         }
@@ -44,7 +44,7 @@ extension ServerLoop {
 
     /// PRO import: root or group griptrack-admin. Signed data longer than a request line comes in parts
     /// (`"more":true` on every part but the last); the daemon verifies it itself, then the recorder stores it.
-    mutating func importSigned(_ request: Request, from client: Client) {
+    mutating func importSigned(_ request: ClientRequest, from client: Client) {
         guard let recorder = server.recorder, let importer = server.importer else {
             return send(StoreProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
         }

@@ -135,7 +135,7 @@ final class Client {
     let uid: UInt32
     /// Primary and supplementary groups at connect time (for the admin decision).
     let gids: [UInt32]
-    var input: [UInt8] = []
+    var input = RequestLineBuffer(limit: SocketServer.requestLimit)
     var output: [UInt8] = []
     var outputStart = 0
     var watching = false
@@ -157,27 +157,6 @@ final class Client {
     var pendingBytes: Int { output.count - outputStart }
 
     var reference: ClientReference { ClientReference(id: id, pid: pid, uid: uid) }
-}
-
-/// The request lines clients send (every field but "class" is optional; unknown fields are ignored).
-struct Request: Decodable {
-    var `class`: String
-    var enable: Bool?
-    // RECORD
-    var hand: String?
-    var label: String?
-    var save: Bool?
-    // PRO
-    var action: String?
-    var note: String?
-    var expires: String?
-    // 1.2: LIST, SHOW, READ, DELETE, PRO import
-    var id: Int64?
-    var from: Int?
-    var limit: Int?
-    var data: String?
-    var more: Bool?
-    var kind: String?
 }
 
 /// The socket thread's state and loop.
@@ -341,31 +320,27 @@ struct ServerLoop {
             // A peer that closes with unread replies makes the kernel reset the connection: that is a hang-up too.
             return remove(client, reason: errno == ECONNRESET ? "client hung up" : "read failed")
         }
-        client.input.append(contentsOf: buffer[0..<count])
-        while let newline = client.input.firstIndex(of: UInt8(ascii: "\n")) {
-            var line = Array(client.input[..<newline])
-            client.input.removeSubrange(...newline)
-            if line.last == UInt8(ascii: "\r") { line.removeLast() }
-            if line.count > SocketServer.requestLimit { return refuseOversized(client) }
-            handle(line, from: client)
+        client.input.append(buffer[0..<count])
+        while let line = client.input.nextLine() {
+            guard case .line(let bytes) = line else { return refuseOversized(client) }
+            handle(bytes, from: client)
             if client.closeAfterFlush { return }
         }
-        if client.input.count > SocketServer.requestLimit { refuseOversized(client) }
     }
 
     private mutating func refuseOversized(_ client: Client) {
-        client.input.removeAll()
+        client.input.discardAll()
         send(ProtocolMessage.error("request longer than \(SocketServer.requestLimit) bytes; closing the connection"), to: client)
         client.closeAfterFlush = true
         logger.notice("Client sent an oversized request", metadata: ["client.pid": "\(client.pid)"])
     }
 
     private mutating func handle(_ line: [UInt8], from client: Client) {
-        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
-        guard let request = try? decoder.decode(Request.self, from: Data(line)) else {
-            return send(ProtocolMessage.error(
-                "malformed request: expected one JSON object per line with a \"class\" string, "
-                    + "e.g. {\"class\":\"WATCH\",\"enable\":true}"), to: client)
+        let request: ClientRequest
+        switch ClientRequest.decode(line, with: decoder) {
+        case nil: return  // a blank line
+        case .failure(let problem)?: return send(ProtocolMessage.error(problem.message), to: client)
+        case .success(let decoded)?: request = decoded
         }
         switch request.class {
         case "WATCH":
@@ -408,7 +383,7 @@ struct ServerLoop {
 
     /// RECORD, STOP and PRO run on the recorder thread (the store's only writer); their replies come back through
     /// the reply mailbox. Malformed fields and unauthorized admin requests are answered here.
-    private mutating func forwardToRecorder(_ request: Request, from client: Client) {
+    private mutating func forwardToRecorder(_ request: ClientRequest, from client: Client) {
         guard let recorder = server.recorder else {
             return send(ProtocolMessage.error("this daemon has no recordings database; \(request.class) is unavailable"), to: client)
         }

@@ -207,18 +207,35 @@ extension RecordingStore {
     }
 
     /// A `recording.*` row plus `effortCount`, read by column position (the order of the v1 migration).
+    ///
+    /// - Throws: ``GripStoreError/sqlite(operation:code:extendedCode:message:)`` with SQLITE_CORRUPT (11), naming the
+    ///   column, when a value is not of its column's type or is not a valid uuid or state (a damaged or hand-edited
+    ///   file; GRDB's subscripts would trap on it).
     static func recordingRow(_ row: Row) throws -> RecordingRow {
-        guard let uuid = UUID(uuidString: row[1] as String),
-            let state = RecordingState(rawValue: row[8] as String)
-        else {
-            throw GripStoreError.sqlite(
-                operation: "list recordings", code: 11, extendedCode: 11, message: "a recording row has a bad uuid or state")
+        func column<Value: DatabaseValueConvertible>(_ index: Int, _ name: String) throws -> Value {
+            do {
+                return try row.decode(atIndex: index)
+            } catch {
+                throw damagedRecordingRow("\(name) holds \(row[index] as DatabaseValue), not a \(Value.self)")
+            }
         }
-        let hand: String? = row[6]
+        let uuidText: String = try column(1, "uuid")
+        let stateText: String = try column(8, "state")
+        guard let uuid = UUID(uuidString: uuidText) else { throw damagedRecordingRow("uuid \"\(uuidText)\" is not a UUID") }
+        guard let state = RecordingState(rawValue: stateText) else {
+            throw damagedRecordingRow("state \"\(stateText)\" is not a recording state")
+        }
+        let hand: String? = try column(6, "hand")
         return RecordingRow(
-            id: RecordingID(rawValue: row[0]), uuid: uuid, startedAt: row[2], endedAt: row[3], device: row[4],
-            profile: row[5], hand: hand.flatMap(Hand.init(rawValue:)), label: row[7], state: state,
-            maxKilograms: row[12], averageKilograms: row[13], sampleCount: row[11], effortCount: row[14])
+            id: RecordingID(rawValue: try column(0, "id")), uuid: uuid, startedAt: try column(2, "startedAt"),
+            endedAt: try column(3, "endedAt"), device: try column(4, "device"), profile: try column(5, "profile"),
+            hand: hand.flatMap(Hand.init(rawValue:)), label: try column(7, "label"), state: state,
+            maxKilograms: try column(12, "maxKilograms"), averageKilograms: try column(13, "averageKilograms"),
+            sampleCount: try column(11, "sampleCount"), effortCount: try column(14, "effortCount"))
+    }
+
+    private static func damagedRecordingRow(_ detail: String) -> GripStoreError {
+        .sqlite(operation: "list recordings", code: 11, extendedCode: 11, message: "a recording row is damaged: \(detail)")
     }
 
     /// One recording.

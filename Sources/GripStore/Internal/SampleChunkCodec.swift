@@ -54,15 +54,24 @@ enum SampleChunkCodec {
 
     /// Decodes a chunk.
     ///
+    /// Any row values are accepted (a damaged or hand-edited database): a count the blob cannot hold, a truncated
+    /// or overlong delta, a time past `Int64`, and trailing bytes are failures naming the sample and byte offset.
+    ///
     /// - Returns: The samples, or a description of what is wrong with the bytes.
     static func decode(firstMicros: Int64, count: Int, bytes: Data) -> Result<[StoredSample], DecodeFailure> {
+        // Every sample takes at least 5 bytes: check the count before reserving memory for it.
+        guard count >= 0, count <= bytes.count / 5 else {
+            return .failure(DecodeFailure(
+                detail: "sampleCount \(count) does not fit a \(bytes.count)-byte blob (5 to 8 bytes per sample)"))
+        }
         var samples = [StoredSample]()
         samples.reserveCapacity(count)
         var micros = firstMicros
         var index = bytes.startIndex
         for _ in 0..<count {
+            let offset = index - bytes.startIndex
             guard bytes.endIndex - index >= 5 else {
-                return .failure(DecodeFailure(detail: "blob ends inside sample \(samples.count) of \(count)"))
+                return .failure(DecodeFailure(detail: "blob ends inside sample \(samples.count) of \(count) (byte \(offset))"))
             }
             var bits = UInt32(bytes[index])
             bits |= UInt32(bytes[index + 1]) << 8
@@ -73,7 +82,7 @@ enum SampleChunkCodec {
             var shift: Int64 = 0
             while true {
                 guard index < bytes.endIndex, shift < 28 else {
-                    return .failure(DecodeFailure(detail: "bad time delta in sample \(samples.count)"))
+                    return .failure(DecodeFailure(detail: "bad time delta in sample \(samples.count) (byte \(offset + 4))"))
                 }
                 let byte = bytes[index]
                 index += 1
@@ -81,11 +90,17 @@ enum SampleChunkCodec {
                 shift += 7
                 if byte & 0x80 == 0 { break }
             }
-            micros += delta
+            let (next, overflow) = micros.addingReportingOverflow(delta)
+            guard !overflow else {
+                return .failure(DecodeFailure(
+                    detail: "sample \(samples.count) lies past the largest device time (byte \(offset + 4))"))
+            }
+            micros = next
             samples.append(StoredSample(micros: micros, kilograms: Float(bitPattern: bits)))
         }
         guard index == bytes.endIndex else {
-            return .failure(DecodeFailure(detail: "\(bytes.endIndex - index) bytes left after \(count) samples"))
+            return .failure(DecodeFailure(
+                detail: "\(bytes.endIndex - index) bytes left after \(count) samples (byte \(index - bytes.startIndex))"))
         }
         return .success(samples)
     }

@@ -1,0 +1,34 @@
+import GripConfig
+import Testing
+
+/// Configuration texts `scripts/fuzz config` found (Fuzz/Corpus/config/regression-*): each must be a ConfigError
+/// naming its line, never a trap in TOMLKit's C++ parser.
+@Suite("Configuration parser regressions")
+struct ConfigRegressionTests {
+    static let problem = "a table name must start with a letter, a digit, _, - or a quote, e.g. [device]"
+
+    @Test("a table header starting with a character TOMLKit asserts on is an error on its line", arguments: [
+        ("[\u{FFFD}app_store]\nsted_r\u{FFFD}\u{FFFD}\u{FFFD}= []\n", 1),  // regression-header-non-ascii.toml
+        ("[é]\n", 1),
+        ("[entitlements]\nbypass = false\n[!device]\n", 3),
+        ("# comment\r\n  [[ \u{7}x]]\r\n", 2),
+        ("\u{FEFF}[", 1),
+        ("[device]\nadapter = \"hci0\"\n[\n", 3),
+        ("[[[app_store]\naccount_token = \"\"\n", 1),  // regression-header-triple-bracket.toml
+    ])
+    func badTableHeaderIsAnError(text: String, line: Int) {
+        #expect(throws: ConfigError(file: "g.toml", line: line, key: nil, problem: Self.problem)) {
+            try GriptrackConfig.parse(text, file: "g.toml")
+        }
+    }
+
+    @Test("headers TOMLKit can parse still reach it", arguments: ["[device]\n", " [ \"device\" ]\n", "[[x]]\n", "[]\n", "[ [x]]\n"])
+    func goodHeadersPassTheCheck(text: String) {
+        #expect(throws: ConfigError.self) { try GriptrackConfig.parse(text + "[!", file: "g.toml") }
+        do throws(ConfigError) {
+            _ = try GriptrackConfig.parse(text, file: "g.toml")
+        } catch {
+            #expect(error.problem != Self.problem)
+        }
+    }
+}
