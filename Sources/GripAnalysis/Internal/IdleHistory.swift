@@ -75,10 +75,11 @@ struct IdleHistory: Sendable {
     }
 
     private mutating func removeFromWindow(_ kg: Float) {
-        let index = Self.lowerBound(of: kg, in: sorted)
-        // `kg` is in the window, so the lower bound finds an equal element (no NaN ever enters: the segmenter
-        // rejects non-finite forces before they reach the history).
-        if index < sorted.count {
+        // `kg` is in the window, so the element just before its upper bound is equal to it (no NaN ever enters:
+        // the segmenter rejects non-finite forces before they reach the history). Removing the last of equal
+        // values, and inserting after them, moves only the greater ones: nothing at all on a flat rest.
+        let index = Self.upperBound(of: kg, in: sorted) - 1
+        if index >= 0, index < sorted.count {
             let count = sorted.count
             // HOT PATH: one memmove. Array.remove(at:) went through the generic replaceSubrange and cost several
             // times more per sample (perf, 73-minute replay).
@@ -96,7 +97,7 @@ struct IdleHistory: Sendable {
 
     /// Inserts `kg` at its sorted place. HOT PATH: one memmove, no allocation (capacity reserved in `init`).
     private mutating func insertSorted(_ kg: Float) {
-        let index = Self.lowerBound(of: kg, in: sorted)
+        let index = Self.upperBound(of: kg, in: sorted)
         sorted.append(kg)
         let count = sorted.count
         sorted.withUnsafeMutableBufferPointer { buffer in
@@ -109,18 +110,18 @@ struct IdleHistory: Sendable {
         }
     }
 
-    /// The first index whose value is not less than `value`.
+    /// The first index whose value is greater than `value` (the count when there is none).
     ///
     /// Halving with one comparison per step and no early exit, so the loop runs a fixed ⌈log₂ n⌉ times.
-    private static func lowerBound(of value: Float, in values: [Float]) -> Int {
+    private static func upperBound(of value: Float, in values: [Float]) -> Int {
         var length = values.count
         guard length > 0 else { return 0 }
         var base = 0
         while length > 1 {
             let half = length / 2
-            base = values[base + half] < value ? base + half : base
+            base = values[base + half] <= value ? base + half : base
             length -= half
         }
-        return values[base] < value ? base + 1 : base
+        return values[base] <= value ? base + 1 : base
     }
 }
