@@ -167,6 +167,20 @@ public enum CaptureCatalog {
                 .command(.stopMeasurement), .disconnect(reason: 0x13),
             ])),
         Entry(
+            name: "progressor-impossible-forces",
+            summary: "Corrupted weights between and inside pulls: 3.4e38 kg, −5000 kg, a 150 kg jump in 3 ms",
+            expectedEfforts: 2,
+            session: ProgressorSession(seed: 31, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 5, ForceProgram(baseline: 0.3, pulls: [Pull(start: 2, hold: 5, peak: 24)])),
+                .malformed(.hugeForce), .malformed(.implausibleStep), .malformed(.negativeForce),
+                .stream(seconds: 12, ForceProgram(baseline: 0.3, pulls: [Pull(start: -3, hold: 5, peak: 24),
+                                                                         Pull(start: 5, hold: 4, peak: 30)])),
+                .malformed(.hugeForce),
+                .stream(seconds: 3, quietLead),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
             name: "progressor-reconnect",
             summary: "The link drops mid-pull (supervision timeout); reconnect from the GATT cache, time restarts",
             expectedEfforts: 4,

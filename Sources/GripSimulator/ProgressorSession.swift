@@ -30,9 +30,15 @@ public struct ProgressorSession: Sendable {
         case setDeviceClock(UInt32)
     }
 
-    /// Kinds of bad frames a real link can deliver; one per `FrameRejection` reason.
+    /// Kinds of bad frames a real link can deliver; at least one per `FrameRejection` reason.
     public enum MalformedFrame: Sendable, CaseIterable {
         case short, lengthMismatch, notMultipleOf8, unknownCode, nonFinite, duplicateOfPrevious, otherHandle
+        /// A finite weight no Progressor measures: 3.4e38 kg (a corrupted exponent).
+        case hugeForce
+        /// A finite weight no Progressor measures: −5000 kg.
+        case negativeForce
+        /// A weight inside the range, 150 kg above the last sample 3 ms later (a corrupted mantissa).
+        case implausibleStep
     }
 
     public var datalink: BtsnoopDatalink

@@ -189,6 +189,9 @@ struct SessionRenderer {
         case .unknownCode: notify([0x09, 0x02, 0xAA, 0x55])
         case .nonFinite: notify([0x01, 0x08] + littleEndianBytes(Float.nan.bitPattern) + Array(sample.suffix(4)))
         case .duplicateOfPrevious: if let last = lastWeightFrame { notify(last) }
+        case .hugeForce: notify([0x01, 0x08] + littleEndianBytes(Float(3.4e38).bitPattern) + Array(sample.suffix(4)))
+        case .negativeForce: notify([0x01, 0x08] + littleEndianBytes(Float(-5_000).bitPattern) + Array(sample.suffix(4)))
+        case .implausibleStep: notify([0x01, 0x08] + littleEndianBytes(Float(151.5).bitPattern) + Array(sample.suffix(4)))
         case .otherHandle:
             writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dfuControlValue, value: [0x60, 0x01, 0x01]),
                              connection: connection, direction: .received, hostMicros: hostMicros,

@@ -10,7 +10,7 @@ public struct FrameCounters: Sendable, Equatable {
     public internal(set) var decoded = 0
     /// Notifications the producer dropped because the ring was full (live sources only).
     public internal(set) var dropped = 0
-    private var rejections = (0, 0, 0, 0, 0, 0, 0)
+    private var rejections = (0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     public init() {}
 
@@ -25,6 +25,8 @@ public struct FrameCounters: Sendable, Equatable {
             case .nonFinite: rejections.4
             case .duplicate: rejections.5
             case .wrongHandle: rejections.6
+            case .outOfRange: rejections.7
+            case .implausibleStep: rejections.8
             }
         }
         set {
@@ -36,6 +38,8 @@ public struct FrameCounters: Sendable, Equatable {
             case .nonFinite: rejections.4 = newValue
             case .duplicate: rejections.5 = newValue
             case .wrongHandle: rejections.6 = newValue
+            case .outOfRange: rejections.7 = newValue
+            case .implausibleStep: rejections.8 = newValue
             }
         }
     }

@@ -17,6 +17,11 @@ public enum FrameRejection: String, CaseIterable, Sendable, Codable, Comparable 
     case duplicate
     /// A notification on a handle other than the device's force characteristic.
     case wrongHandle = "wrong_handle"
+    /// A weight outside what the device can measure (its profile's `measurementRangeKg`): not a force anyone applied.
+    case outOfRange = "out_of_range"
+    /// A change from the previous sample faster than any hand or load cell can produce (the profile's
+    /// `maxBelievableKgPerSecond`): a corrupted value that happens to lie inside the range.
+    case implausibleStep = "implausible_step"
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -13,6 +13,14 @@ public struct TindeqProgressor: DeviceProfile {
     public var controlCharacteristicUUID: String { "7e4e1703-1ea6-40c9-9dcc-13d34ffead57" }
     public var namePrefix: String { "Progressor" }
 
+    /// The Progressor is rated to 150 kg; a tared cell reads a little below zero when unloaded or pushed. −10…200 kg
+    /// leaves room for overload readings of a real pull without admitting values no pull makes (`docs/devices.md`,
+    /// "Plausibility").
+    public static let measurementRangeKg: ClosedRange<Float> = -10...200
+    /// The fastest force change a person produces is a release, about 60 kg → 0 in ~20 ms (3 000 kg/s); 10 000 kg/s
+    /// leaves margin for a knock on the device.
+    public static let maxBelievableKgPerSecond: Float = 10_000
+
     /// Control-point opcodes. 0x71–0x76 (calibration, reboot) are deliberately absent: griptrack never sends them.
     enum Opcode: UInt8 {
         case tare = 0x64, startWeight = 0x65, stopWeight = 0x66
@@ -57,13 +65,18 @@ public struct ProgressorDecoder: FrameDecoder {
     private var lastCommand: DeviceCommand?
     /// First and last device time of the previous sample frame, to spot a repeated notification.
     private var previousFrameSpan: (first: UInt32, last: UInt32)?
+    private var plausibility = PlausibilityCheck(
+        rangeKg: TindeqProgressor.measurementRangeKg, maxKgPerSecond: TindeqProgressor.maxBelievableKgPerSecond)
 
     public init() {}
 
     public mutating func noteCommandSent(_ command: DeviceCommand) {
         lastCommand = command
         // Device time restarts at START, so a frame after it can legitimately repeat an earlier span.
-        if command == .startMeasurement { previousFrameSpan = nil }
+        if command == .startMeasurement {
+            previousFrameSpan = nil
+            plausibility.restart()
+        }
     }
 
     // HOT PATH: no allocation, lock, syscall or log (except for rare command responses, which build a value).
@@ -89,15 +102,19 @@ public struct ProgressorDecoder: FrameDecoder {
     ) -> FrameOutcome {
         guard payloadLength > 0, payloadLength % 8 == 0 else { return .rejected(.notMultipleOf8) }
         let count = payloadLength / 8
-        // Validate the whole frame before emitting anything, so a rejected frame contributes no samples.
-        for index in 0..<count where !Self.sample(in: frame, at: index).kilograms.isFinite {
-            return .rejected(.nonFinite)
-        }
         let span = (first: Self.sample(in: frame, at: 0).deviceMicros,
                     last: Self.sample(in: frame, at: count - 1).deviceMicros)
         if let previous = previousFrameSpan, previous == span { return .rejected(.duplicate) }
+        // Validate the whole frame before emitting anything, so a rejected frame contributes no samples.
+        var earlier: RawSample?
+        for index in 0..<count {
+            let sample = Self.sample(in: frame, at: index)
+            if let reason = plausibility.rejection(of: sample, after: earlier) { return .rejected(reason) }
+            earlier = sample
+        }
         previousFrameSpan = span
         for index in 0..<count { emit(Self.sample(in: frame, at: index)) }
+        if let last = earlier { plausibility.accept(last) }
         return .samples(count)
     }
 
