@@ -104,8 +104,10 @@ struct ConfigKey: Sendable {
             case .double: value.double
             default: nil
             }
-            guard let seconds, seconds.isFinite, seconds > 0 else {
-                throw Problem(text: "expected a positive number of seconds, e.g. 300, got \(describe(value))")
+            // Bounded so every later conversion (milliseconds in an Int64, Duration) is exact and cannot trap:
+            // 1e308 once passed this check and killed griptrackd at start.
+            guard let seconds, seconds.isFinite, (1...GriptrackConfig.Recording.maxSessionGapSeconds).contains(seconds) else {
+                throw Problem(text: "expected a number of seconds from 1 to 604800 (a week), e.g. 300, got \(describe(value))")
             }
             config.recording.sessionGapSeconds = seconds
         },

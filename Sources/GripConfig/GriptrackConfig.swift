@@ -71,6 +71,8 @@ public struct GriptrackConfig: Sendable, Equatable {
     public struct Recording: Sendable, Equatable {
         /// `session_gap_seconds`: idle time that ends a recording (and stops measuring), in seconds.
         public var sessionGapSeconds: Double = 300
+        /// The longest accepted `session_gap_seconds` (a week): a longer gap never ends a recording anyway.
+        public static let maxSessionGapSeconds: Double = 604_800
     }
 
     /// The built-in defaults (no file).
@@ -108,6 +110,14 @@ public struct GriptrackConfig: Sendable, Equatable {
     /// - Returns: The configuration (``path`` not set).
     /// - Throws: ``ConfigError``.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> GriptrackConfig {
+        // TOMLKit reads a C string: everything after a NUL would be silently ignored.
+        if let nul = text.utf8.firstIndex(of: 0) {
+            let line = text.utf8[..<nul].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw ConfigError(
+                file: file, line: line, key: nil,
+                problem: "a NUL byte at byte \(text.utf8.distance(from: text.utf8.startIndex, to: nul)); "
+                    + "a configuration file is plain text — the file may be damaged")
+        }
         if let line = TableHeaderCheck.firstBadHeaderLine(in: text) {
             throw ConfigError(
                 file: file, line: line, key: nil,

@@ -70,13 +70,21 @@ struct DeviceConfigTests {
             message: "g.toml:2: device.adress: unknown key; [device] knows address, name_prefix, adapter, notify, sleep_when_idle"),
         BadCase(
             text: "[recording]\nsession_gap_seconds = 0\n",
-            message: "g.toml:2: recording.session_gap_seconds: expected a positive number of seconds, e.g. 300, got the integer 0"),
+            message: "g.toml:2: recording.session_gap_seconds: expected a number of seconds from 1 to 604800 (a week), e.g. 300, got the integer 0"),
         BadCase(
             text: "[recording]\nsession_gap_seconds = -1.5\n",
-            message: "g.toml:2: recording.session_gap_seconds: expected a positive number of seconds, e.g. 300, got the number -1.5"),
+            message: "g.toml:2: recording.session_gap_seconds: expected a number of seconds from 1 to 604800 (a week), e.g. 300, got the number -1.5"),
         BadCase(
             text: "[recording]\nsession_gap_seconds = \"5m\"\n",
-            message: "g.toml:2: recording.session_gap_seconds: expected a positive number of seconds, e.g. 300, got the string \"5m\""),
+            message: "g.toml:2: recording.session_gap_seconds: expected a number of seconds from 1 to 604800 (a week), e.g. 300, got the string \"5m\""),
+        // Once accepted, and griptrackd died at start converting it to milliseconds.
+        BadCase(
+            text: "[recording]\nsession_gap_seconds = 1e308\n",
+            message: "g.toml:2: recording.session_gap_seconds: expected a number of seconds from 1 to 604800 (a week), e.g. 300, got the number 1e+308"),
+        // TOMLKit stops at a NUL: the key after it was silently ignored.
+        BadCase(
+            text: "[device]\nnotify = \"start\"\n\u{0}\n[recording]\nsession_gap_seconds = 0\n",
+            message: "g.toml:3: a NUL byte at byte 26; a configuration file is plain text — the file may be damaged"),
     ]
 
     @Test("a bad device or recording value is an error naming the file, line and key", arguments: badCases)

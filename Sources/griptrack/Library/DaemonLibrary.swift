@@ -170,7 +170,9 @@ final class DaemonLibrary: RecordingLibrary {
     }
 }
 
-private func micros(_ seconds: Double) -> Int64 { Int64((seconds * 1_000_000).rounded()) }
+/// Seconds from a daemon reply as µs. A value no recording can have (NaN, ±∞, beyond ±292 000 years) becomes 0
+/// instead of trapping: the reply came over a socket and is input like any other.
+private func micros(_ seconds: Double) -> Int64 { Int64(exactly: (seconds * 1_000_000).rounded()) ?? 0 }
 
 private struct PlanReply: Decodable {
     var pro: Bool
