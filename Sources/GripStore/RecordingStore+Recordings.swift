@@ -142,7 +142,10 @@ extension RecordingStore {
     /// Closes every recording left in state `recording` by a process that is gone, marking it `recovered`.
     ///
     /// Its end time becomes the time of its last committed chunk (its start if it has none); its samples stay.
-    /// Opening a store already does this; a long-running process may call it again.
+    /// Efforts are stored only when a recording finishes, so a recording whose writer died has none: they are derived
+    /// again from its committed samples by the same segmenter as the live path (an effort the crash cut is `open`),
+    /// and its max and average with them. Opening a store already does this; a long-running process may call it
+    /// again.
     ///
     /// - Returns: The recovered recordings, oldest first.
     /// - Throws: An SQLite error.
@@ -160,11 +163,23 @@ extension RecordingStore {
             var recovered: [RecordingID] = []
             for var record in open {
                 if let token = record.owner, ProcessOwner.isAlive(token) { continue }
+                let id = RecordingID(rawValue: record.id ?? -1)
                 record.state = .recovered
                 record.endedAt = record.lastCommitAt ?? record.startedAt
                 record.owner = nil
+                if try EffortRecord.filter(Column("recordingId") == id.rawValue).fetchCount(db) == 0,
+                   let samples = try? decode(chunks(db, of: id), of: id), !samples.isEmpty
+                {
+                    // A damaged chunk leaves the recording without efforts rather than failing the store's open.
+                    let recording = RecoveredRecording.analyse(samples)
+                    record.maxKilograms = recording.maxKg.map(Double.init)
+                    record.averageKilograms = recording.averageKg.map(Double.init)
+                    for (index, effort) in recording.efforts.enumerated() {
+                        try EffortRecord(recording: id, effort: StoredEffort(effort, index: index)).insert(db)
+                    }
+                }
                 try record.update(db)
-                recovered.append(RecordingID(rawValue: record.id ?? -1))
+                recovered.append(id)
             }
             return recovered
         }

@@ -50,10 +50,16 @@ extension RecordingStore {
     public func samples(of id: RecordingID) throws(GripStoreError) -> [StoredSample] {
         let chunks = try read("read the samples of recording \(id)") { db in
             _ = try Self.fetchRecording(db, id)
-            return try SampleChunkRecord.filter(Column("recordingId") == id.rawValue)
-                .order(Column("sequence"))
-                .fetchAll(db)
+            return try Self.chunks(db, of: id)
         }
+        return try Self.decode(chunks, of: id)
+    }
+
+    static func chunks(_ db: Database, of id: RecordingID) throws -> [SampleChunkRecord] {
+        try SampleChunkRecord.filter(Column("recordingId") == id.rawValue).order(Column("sequence")).fetchAll(db)
+    }
+
+    static func decode(_ chunks: [SampleChunkRecord], of id: RecordingID) throws(GripStoreError) -> [StoredSample] {
         var samples: [StoredSample] = []
         for chunk in chunks {
             guard chunk.encoding == SampleChunkCodec.encoding else {

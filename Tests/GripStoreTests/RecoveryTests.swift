@@ -37,6 +37,36 @@ struct RecoveryTests {
         }
     }
 
+    @Test("a recovered recording keeps every effort completed before the crash, and the cut one as open")
+    func recoveredRecordingKeepsEfforts() throws {
+        let fixture = try StoreFixture(.file)
+        let id = try fixture.store.beginRecording(Fixtures.draft(), owner: Fixtures.deadOwner, admission: Fixtures.admitAll)
+        // 80 Hz: rest, a 4 s pull to 22 kg, rest, a 4 s pull to 31 kg, rest, then a pull the crash cuts at 18 kg.
+        let shape: [(seconds: Double, kg: Float)] = [(3, 0.3), (4, 22), (4, 0.3), (4, 31), (4, 0.3), (2, 18)]
+        var samples: [StoredSample] = []
+        var micros: Int64 = 0
+        for part in shape {
+            for _ in 0..<Int(part.seconds * 80) {
+                samples.append(StoredSample(micros: micros, kilograms: part.kg))
+                micros += 12_500
+            }
+        }
+        // Committed in half-second chunks, as the recorder does.
+        for start in stride(from: 0, to: samples.count, by: 40) {
+            try fixture.store.appendSamples(Array(samples[start..<min(start + 40, samples.count)]), to: id)
+        }
+
+        let reopened = try RecordingStore(path: fixture.path)
+        #expect(reopened.recoveredOnOpen == [id])
+        let efforts = try reopened.efforts(of: id)
+        #expect(efforts.map(\.peakKilograms) == [22, 31, 18])
+        #expect(efforts.map(\.isOpen) == [false, false, true])
+        let row = try #require(try reopened.recording(id))
+        #expect(row.maxKilograms == 31)
+        #expect(row.averageKilograms == 26.5)
+        #expect(row.state == .recovered)
+    }
+
     @Test("a recording without any committed chunk is recovered ending at its start")
     func emptyAbandonedRecording() throws {
         let fixture = try StoreFixture(.memory)
