@@ -42,6 +42,10 @@ final class DaemonStatus: Sendable {
         var id: Int64?
         /// The last refusal's text while the free limit still refuses.
         var refusal: String?
+        /// Why the store cannot be written (a full disk, a read-only database) while that lasts.
+        var problem: String?
+        /// Samples kept in memory for the store while it fails.
+        var heldSamples = 0
     }
 
     /// STATUS "access" and the PRO reply.

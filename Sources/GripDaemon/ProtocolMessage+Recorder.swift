@@ -66,6 +66,25 @@ extension ProtocolMessage {
         return line.line
     }
 
+    /// RECORDER "storage_failed": the store stopped accepting writes; samples are held in memory meanwhile.
+    static func recorderStorageFailed(problem: String, heldSamples: Int, retrySeconds: Int) -> String {
+        var line = JSONLine(class: "RECORDER")
+        line.add("event", "storage_failed")
+        line.add("problem", problem)
+        line.add("held_samples", heldSamples)
+        line.add("retry_s", retrySeconds)
+        return line.line
+    }
+
+    /// RECORDER "storage_recovered": the held samples were committed; recording goes on in the same row.
+    static func recorderStorageRecovered(committedSamples: Int, droppedSamples: Int) -> String {
+        var line = JSONLine(class: "RECORDER")
+        line.add("event", "storage_recovered")
+        line.add("committed_samples", committedSamples)
+        line.add("dropped_samples", droppedSamples)
+        return line.line
+    }
+
     /// RECORDER "saved" (with the row id) or "discarded" (live-only).
     static func recorderFinished(_ finished: FinishedRecording) -> String {
         var line = JSONLine(class: "RECORDER")
@@ -96,6 +115,10 @@ extension ProtocolMessage {
         object.add("saving", state.saving)
         if state.saving, let id = state.id { object.add("id", Int(id)) }
         if let refusal = state.refusal { object.add("refusal", refusal) }
+        if let problem = state.problem {
+            object.add("problem", problem)
+            object.add("held_samples", state.heldSamples)
+        }
         return object.object
     }
 

@@ -43,37 +43,52 @@ public final class ChunkWriter {
     /// Samples buffered and not yet committed.
     public var bufferedCount: Int { buffer.count }
 
+    /// The most samples kept while commits fail (a full disk, a read-only database): 2¹⁸ samples, 4 MiB, about
+    /// 55 minutes at 80 Hz or 17 minutes at 250 Hz. Samples beyond it are not kept and are counted in
+    /// ``droppedCount``: the memory a failing disk can cost stays bounded.
+    public static let maxBufferedSamples = 1 << 18
+
+    /// Samples not kept because the buffer was full while commits failed.
+    public private(set) var droppedCount = 0
+
     /// When ``flushIfDue(now:)`` will commit the buffer (its first sample's buffering time + `maxWait`); `nil` when
     /// nothing is buffered. A caller waiting for input uses it as its timeout.
     public var flushDeadline: ContinuousClock.Instant? { bufferStartedAt.map { $0 + maxWait } }
 
-    /// Buffers samples, committing whenever a chunk is due.
+    /// Buffers samples, then commits them if a chunk is due.
     ///
     /// - Parameters:
     ///   - samples: Samples in arrival order.
     ///   - now: Host monotonic time of the call.
-    /// - Returns: The commits made, oldest first (often none).
-    /// - Throws: ``GripStoreError``; buffered samples stay buffered and the next call retries them.
+    /// - Returns: The commits made (none or one).
+    /// - Throws: ``GripStoreError``; every sample stays buffered (up to ``maxBufferedSamples``) and the next commit
+    ///   retries them.
     @discardableResult
     public func append(
         _ samples: some Sequence<StoredSample>, now: ContinuousClock.Instant = .now
     ) throws(GripStoreError) -> [ChunkCommit] {
-        var commits: [ChunkCommit] = []
+        hold(samples, now: now)
+        guard let first = buffer.first, let last = buffer.last else { return [] }
+        let (span, overflow) = last.micros.subtractingReportingOverflow(first.micros)
+        let commit = overflow || span >= maxSpanMicros ? try flush() : try flushIfDue(now: now)
+        return commit.map { [$0] } ?? []
+    }
+
+    /// Buffers samples without trying to commit: what a caller does while the store is failing, so a full disk
+    /// costs one attempt per retry instead of one per batch.
+    ///
+    /// - Parameters:
+    ///   - samples: Samples in arrival order.
+    ///   - now: Host monotonic time of the call.
+    public func hold(_ samples: some Sequence<StoredSample>, now: ContinuousClock.Instant = .now) {
         for sample in samples {
-            if let last = buffer.last, !SampleChunkCodec.canFollow(last.micros, sample.micros),
-                let commit = try flush()
-            {
-                commits.append(commit)
+            guard buffer.count < Self.maxBufferedSamples else {
+                droppedCount += 1
+                continue
             }
             if buffer.isEmpty { bufferStartedAt = now }
             buffer.append(sample)
-            let (span, overflow) = sample.micros.subtractingReportingOverflow(buffer[0].micros)
-            if overflow || span >= maxSpanMicros, let commit = try flush() {
-                commits.append(commit)
-            }
         }
-        if let commit = try flushIfDue(now: now) { commits.append(commit) }
-        return commits
     }
 
     /// Commits the buffer if its first sample was buffered `maxWait` ago or longer.

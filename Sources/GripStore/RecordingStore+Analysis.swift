@@ -104,6 +104,8 @@ public struct RecordingStatistics: Sendable, Equatable {
 extension RecordingStore {
     /// Longest device-time span of one stored chunk (as ``ChunkWriter`` commits live).
     static let chunkSpanMicros: Int64 = 500_000
+    /// The longest chunk a live commit writes (only samples held through a storage failure come near it).
+    static let heldChunkSpanMicros: Int64 = 60_000_000
 
     /// Stores a finished recording in one IMMEDIATE transaction: admission (as
     /// ``beginRecording(_:context:now:)``), every sample in chunks of at most 0.5 s, the efforts and the summary.

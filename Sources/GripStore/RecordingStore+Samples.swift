@@ -30,7 +30,10 @@ extension RecordingStore {
                     db, sql: "SELECT MAX(sequence) + 1 FROM sampleChunk WHERE recordingId = ?",
                     arguments: [id.rawValue]
                 ) ?? 0
-            let chunks = try Self.insertChunks(samples, of: id, firstSequence: sequence, maxSpanMicros: nil, db)
+            // A live commit spans ≤ 0.5 s; samples held while the disk was full may span most of an hour, and are
+            // cut into minute-long chunks so export can page through them.
+            let chunks = try Self.insertChunks(
+                samples, of: id, firstSequence: sequence, maxSpanMicros: Self.heldChunkSpanMicros, db)
             record.sampleCount += samples.count
             record.lastCommitAt = now
             try record.update(db)

@@ -52,6 +52,11 @@ struct RecorderLoop {
     private var anchor: (micros: Int64, wall: Date)?
     private var incoming = HandOffBatch<RecorderFeedEvent>()
     private var knownFeedDrops = 0
+    /// Set while the store refuses writes; samples are held, one retry per backoff step.
+    private var storageTrouble: StorageTrouble?
+    /// Recordings that ended while the store refused writes: their held samples and summary, committed at the next
+    /// successful retry so space coming back still completes them.
+    private var unfinished: [(writer: ChunkWriter, summary: RecordingSummaryValues, efforts: [StoredEffort])] = []
 
     init(recorder: DaemonRecorder, stopDescriptor: Int32) {
         self.recorder = recorder
@@ -91,21 +96,84 @@ struct RecorderLoop {
         logger.info("Recorder stopped")
     }
 
-    /// The chunk writer's next commit deadline, or no timeout when nothing waits to be committed.
+    /// The next commit deadline (the chunk writer's, or the storage retry while the store fails), or no timeout
+    /// when nothing waits to be committed.
     private func timeoutMilliseconds() -> Int32 {
-        guard let deadline = followed?.writer?.flushDeadline else { return -1 }
+        let deadline: ContinuousClock.Instant
+        if let storageTrouble {
+            deadline = storageTrouble.retryAt
+        } else if let flush = followed?.writer?.flushDeadline {
+            deadline = flush
+        } else {
+            return -1
+        }
         let due = deadline - ContinuousClock.now
         let millis = due.components.seconds * 1000 + due.components.attoseconds / 1_000_000_000_000_000
-        return Int32(max(0, min(millis + 1, 1000)))
+        return Int32(max(0, min(millis + 1, 60_000)))
     }
 
     private mutating func flushIfDue() {
+        let now = ContinuousClock.now
+        if let trouble = storageTrouble {
+            guard trouble.isDue(now) else { return }
+            retryStorage(now: now)
+            return
+        }
         guard let followed, let writer = followed.writer else { return }
         do {
-            try writer.flushIfDue()
+            try writer.flushIfDue(now: now)
         } catch {
-            logger.error("Could not commit samples", metadata: ["recording.id": "\(followed.id?.rawValue ?? -1)", "error": "\(error)"])
+            storageFailed(error, now: now)
         }
+    }
+
+    /// One attempt to commit everything held: recordings that ended meanwhile first, then the open one.
+    private mutating func retryStorage(now: ContinuousClock.Instant) {
+        let held = heldSampleCount
+        do {
+            while let first = unfinished.first {
+                try first.writer.finish(summary: first.summary, efforts: first.efforts)
+                unfinished.removeFirst()
+                logger.notice("Recording saved after the store recovered", metadata: ["recording.id": "\(first.writer.recording.rawValue)"])
+            }
+            try followed?.writer?.flush()
+        } catch {
+            if storageTrouble?.failedAgain(problem: "\(error)", now: now) == true {
+                logger.error("The store still fails, differently", metadata: ["error": "\(error)"])
+            }
+            publish()
+            return
+        }
+        let dropped = followed?.writer?.droppedCount ?? 0
+        storageTrouble = nil
+        logger.notice(
+            "The store accepts writes again; held samples committed",
+            metadata: ["recorder.committedSamples": "\(held)", "recorder.droppedSamples": "\(dropped)"])
+        recorder.replies.post(.init(
+            target: .watchers,
+            line: ProtocolMessage.recorderStorageRecovered(committedSamples: held, droppedSamples: dropped)))
+        publish()
+    }
+
+    /// Enters the storage-trouble state (once: later failures only move the retry).
+    private mutating func storageFailed(_ error: GripStoreError, now: ContinuousClock.Instant) {
+        guard storageTrouble == nil else { return }
+        let trouble = StorageTrouble(problem: "\(error)", now: now)
+        storageTrouble = trouble
+        logger.error(
+            "The store refuses writes; holding the recording's samples in memory and retrying",
+            metadata: ["error": "\(error)", "recorder.heldSamples": "\(heldSampleCount)"])
+        recorder.replies.post(.init(
+            target: .watchers,
+            line: ProtocolMessage.recorderStorageFailed(
+                problem: trouble.problem, heldSamples: heldSampleCount,
+                retrySeconds: Int(trouble.backoff.components.seconds))))
+        publish()
+    }
+
+    /// Samples in memory waiting for the store.
+    private var heldSampleCount: Int {
+        unfinished.reduce(followed?.writer?.bufferedCount ?? 0) { $0 + $1.writer.bufferedCount }
     }
 
     // MARK: - Feed
@@ -165,14 +233,19 @@ struct RecorderLoop {
         if let followed { store(toStore, in: followed) }
     }
 
-    private func store(_ samples: [StoredSample], in followed: FollowedSamples) {
+    private mutating func store(_ samples: [StoredSample], in followed: FollowedSamples) {
         guard let writer = followed.writer, !samples.isEmpty else { return }
-        do {
-            try writer.append(samples)
-            followed.stored += samples.count
-        } catch {
-            logger.error("Could not store samples", metadata: ["recording.id": "\(followed.id?.rawValue ?? -1)", "error": "\(error)"])
+        let droppedBefore = writer.droppedCount
+        if storageTrouble != nil {
+            writer.hold(samples)  // the retry commits them; no attempt per batch
+        } else {
+            do {
+                try writer.append(samples)
+            } catch {
+                storageFailed(error, now: .now)
+            }
         }
+        followed.stored += samples.count - (writer.droppedCount - droppedBefore)
     }
 
     // MARK: - The state machine's actions
@@ -295,6 +368,16 @@ struct RecorderLoop {
             ?? RecordingSummaryValues(endedAt: endedAt, maxKilograms: nil, averageKilograms: nil)
         let efforts = (recording?.efforts ?? []).enumerated().map { StoredEffort($0.element, index: $0.offset) }
         let outcome: RecorderStateMachine.StoreOutcome
+        if let trouble = storageTrouble, let writer = followed?.writer, followed?.id == id {
+            // Kept for the next retry: the row completes when the store accepts writes again.
+            unfinished.append((writer, summary, efforts))
+            logger.warning(
+                "Recording ended while the store refuses writes; it is saved when the store recovers",
+                metadata: ["recording.id": "\(id.rawValue)", "error": "\(trouble.problem)"])
+            refreshAccess()
+            apply(.store(.commitFailed(id, trouble.problem)))
+            return
+        }
         do {
             if let writer = followed?.writer, followed?.id == id {
                 try writer.finish(summary: summary, efforts: efforts)
@@ -471,6 +554,8 @@ struct RecorderLoop {
     private func publish() {
         var state = machine.status
         state.refusal = refusal
+        state.problem = storageTrouble?.problem
+        state.heldSamples = heldSampleCount
         let access = access
         recorder.status.update { snapshot in
             snapshot.recorder = state
