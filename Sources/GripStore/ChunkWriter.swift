@@ -91,6 +91,19 @@ public final class ChunkWriter {
         }
     }
 
+    /// Drops every sample after an instant, buffered or committed (the recording ended before them).
+    ///
+    /// - Parameter micros: The last instant to keep (stream µs).
+    /// - Returns: How many samples were dropped.
+    /// - Throws: ``GripStoreError``; the buffer is trimmed even then.
+    @discardableResult
+    public func trim(after micros: Int64) throws(GripStoreError) -> Int {
+        let buffered = buffer.count
+        buffer.removeAll { $0.micros > micros }
+        if buffer.isEmpty { bufferStartedAt = nil }
+        return buffered - buffer.count + (try store.trimSamples(of: recording, after: micros))
+    }
+
     /// Commits the buffer if its first sample was buffered `maxWait` ago or longer.
     ///
     /// - Parameter now: Host monotonic time.

@@ -58,6 +58,44 @@ extension RecordingStore {
         return try Self.decode(chunks, of: id)
     }
 
+    /// Removes the committed samples after an instant from a recording still in progress: the idle tail a recorder
+    /// stored eagerly (so a crash keeps it) and that turned out to lie after the recording's end.
+    ///
+    /// - Parameters:
+    ///   - id: A recording in state `recording`.
+    ///   - micros: The last instant to keep (stream µs).
+    /// - Returns: How many samples were removed.
+    /// - Throws: ``GripStoreError/recordingNotInProgress(_:state:)``, ``GripStoreError/corruptSampleChunk(_:sequence:detail:)``,
+    ///   or an SQLite error.
+    @discardableResult
+    public func trimSamples(of id: RecordingID, after micros: Int64) throws(GripStoreError) -> Int {
+        try writeImmediate("trim the samples of recording \(id)") { db in
+            var record = try Self.fetchRecording(db, id)
+            guard record.state == .recording else { throw GripStoreError.recordingNotInProgress(id, state: record.state) }
+            let candidates = try SampleChunkRecord.filter(Column("recordingId") == id.rawValue)
+                .order(Column("sequence").desc).fetchAll(db)
+            var removed = 0
+            for chunk in candidates {
+                let samples = try Self.decode([chunk], of: id)
+                let kept = samples.filter { $0.micros <= micros }
+                if kept.count == samples.count { break }  // chunks are in time order: nothing earlier to trim
+                removed += samples.count - kept.count
+                try db.execute(
+                    sql: "DELETE FROM sampleChunk WHERE recordingId = ? AND sequence = ?",
+                    arguments: [id.rawValue, chunk.sequence])
+                if let first = kept.first {
+                    try SampleChunkRecord(
+                        recordingId: id.rawValue, sequence: chunk.sequence, encoding: SampleChunkCodec.encoding,
+                        firstMicros: first.micros, sampleCount: kept.count, samples: SampleChunkCodec.encode(kept[...])
+                    ).insert(db)
+                }
+            }
+            record.sampleCount -= removed
+            try record.update(db)
+            return removed
+        }
+    }
+
     static func chunks(_ db: Database, of id: RecordingID) throws -> [SampleChunkRecord] {
         try SampleChunkRecord.filter(Column("recordingId") == id.rawValue).order(Column("sequence")).fetchAll(db)
     }

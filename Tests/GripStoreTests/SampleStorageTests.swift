@@ -72,6 +72,24 @@ struct SampleStorageTests {
         #expect(try store.sampleStorage(of: awkward).encodedBytes <= 8 * Self.awkwardSamples.count)
     }
 
+    @Test("trimming drops exactly the samples after the instant, committed or buffered, and fixes the count")
+    func trimAfterInstant() throws {
+        let fixture = try StoreFixture(.memory)
+        let id = try fixture.store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        let samples = Fixtures.samples(count: 200)  // 80 Hz from 1 s: 2.4875 s of samples
+        let writer = ChunkWriter(store: fixture.store, recording: id)
+        try writer.append(samples[..<180])
+        try writer.flush()
+        try writer.append(samples[180...])  // 20 buffered, not committed
+        #expect(writer.bufferedCount == 20)
+        let end = samples[99].micros
+        #expect(try writer.trim(after: end) == 100)
+        #expect(writer.bufferedCount == 0)
+        #expect(try fixture.store.samples(of: id) == Array(samples[..<100]))
+        #expect(try fixture.store.recording(id)?.sampleCount == 100)
+        #expect(try writer.trim(after: end) == 0)
+    }
+
     @Test("the chunk writer never leaves half a second of device time uncommitted")
     func commitCadenceBySampleTime() throws {
         let fixture = try StoreFixture(.memory)

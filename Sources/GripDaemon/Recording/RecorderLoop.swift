@@ -215,7 +215,7 @@ struct RecorderLoop {
         if let count = viewSamples { viewSamples = count + range.count }
         let route = machine.sampleRoute
         var toStore: [StoredSample] = []
-        if route == .inside, followed?.writer != nil { toStore.reserveCapacity(range.count) }
+        if route != .none, followed?.writer != nil { toStore.reserveCapacity(range.count) }
         for index in range {
             let sample = StoredSample(micros: incoming.micros[index], kilograms: incoming.kilograms[index])
             window.append(sample)
@@ -228,6 +228,8 @@ struct RecorderLoop {
                 if followed.writer != nil { toStore.append(sample) }
             case .held:
                 followed.held.append(sample)
+                // Stored at once too, so a crash during a rest keeps it; trimmed if the recording ends before it.
+                if followed.writer != nil { toStore.append(sample) }
             }
         }
         if let followed { store(toStore, in: followed) }
@@ -279,9 +281,20 @@ struct RecorderLoop {
         case .releaseHeld(let through):
             guard let followed, !followed.held.isEmpty else { return }
             let belonging = through.map { end in followed.held.filter { $0.micros <= end } } ?? followed.held
+            let after = followed.held.count - belonging.count
             followed.held.removeAll()
             followed.count += belonging.count
-            store(belonging, in: followed)
+            // Held samples were stored as they came; those after the recording's end come out again.
+            if after > 0, let end = through, let writer = followed.writer {
+                do {
+                    try writer.trim(after: end)
+                } catch {
+                    logger.warning(
+                        "Could not trim the idle tail after the recording's end",
+                        metadata: ["recording.id": "\(writer.recording.rawValue)", "error": "\(error)"])
+                }
+                followed.stored -= after
+            }
         case .finish(let finish):
             self.finish(finish)
         case .discardRow(let id):
@@ -346,10 +359,8 @@ struct RecorderLoop {
         guard followed.writer == nil else { return }
         followed.id = id
         followed.writer = ChunkWriter(store: store, recording: id)
-        // Held-back samples are in the window too; they are stored when released.
-        let held = followed.held.first?.micros ?? Int64.max
-        let samples = window.samples(from: followed.startMicros).filter { $0.micros < held }
-        store(Array(samples), in: followed)
+        // Held-back samples are in the window too, and stored like the rest (trimmed if the recording ends first).
+        store(Array(window.samples(from: followed.startMicros)), in: followed)
         followed.count = max(followed.count, followed.stored)
     }
 
