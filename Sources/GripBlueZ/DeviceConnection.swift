@@ -198,6 +198,9 @@ public final class DeviceConnection: Sendable {
     private enum Established { case established, stopped, deviceGone }
     private enum Monitored { case stopped, busLost, bluezLost, deviceRemoved, linkLost, servicesChanged, notifyClosed }
 
+    /// How long a closed notify socket waits for bluetoothd's signal that explains it.
+    static let notifyCloseExplanationWait: Duration = .seconds(1)
+
     private func supervise() async throws(GripBlueZError) {
         _ = try await client.adapter(adapterName)
         var everReady = false
@@ -228,7 +231,19 @@ public final class DeviceConnection: Sendable {
             onEvent(.ready(characteristic: notifyPath, mode: mode))
             everReady = true
 
-            switch try await monitor(devicePath, notifyPath, mode) {
+            var outcome = try await monitor(devicePath, notifyPath, mode)
+            if outcome == .notifyClosed {
+                // bluetoothd closes an acquired socket before it says why (Connected=false on a link loss; its name
+                // leaving the bus when it dies): wait for the reason, so every notify mode reports a link loss the
+                // same way whatever the order of the signals.
+                outcome = await cache.wait(timeout: Self.notifyCloseExplanationWait) { [self] _ in
+                    if cache.busLost { return Monitored.busLost }
+                    if cache.bluezOwner == nil { return .bluezLost }
+                    guard let device = cache.interfaces(at: devicePath)?[BlueZ.device] else { return .deviceRemoved }
+                    return device["Connected"]?.boolValue == true ? nil : .linkLost
+                } ?? .notifyClosed
+            }
+            switch outcome {
             case .stopped:
                 return
             case .busLost:
@@ -264,7 +279,9 @@ public final class DeviceConnection: Sendable {
                     onEvent(.servicesChanged)
                 }
             case .notifyClosed:
-                break
+                // Closed with the link still up: notifications stopped all the same, so samples may be missing.
+                // Reported as a disconnect so the stream is not bridged across the gap; re-acquired at once.
+                onEvent(.disconnected(reason: "notification socket closed"))
             }
         }
     }

@@ -301,12 +301,19 @@ class Fake:
         self.set_props(path, DEVICE_IFACE, {'ServicesResolved': dbus.Boolean(True)})
         return False
 
-    def drop_link(self, path, remove_services):
-        '''bluetoothd's order on supervision timeout: close acquired sockets, ServicesResolved=false, Connected=false.'''
-        device = self.devices[path]
+    def drop_link(self, path, remove_services, signal_delay_ms=0):
+        '''bluetoothd's order on supervision timeout: close acquired sockets, ServicesResolved=false, Connected=false.
+        With `signal_delay_ms` the property signals follow the socket close that much later (as a busy bluetoothd).'''
         self.stop_stream(path)
         for char_path, char in self.device_chars(path):
             self.release_acquired(char_path, char)
+        if signal_delay_ms > 0:
+            GLib.timeout_add(signal_delay_ms, self.signal_link_down, path, remove_services)
+        else:
+            self.signal_link_down(path, remove_services)
+
+    def signal_link_down(self, path, remove_services):
+        device = self.devices[path]
         if device['resolved']:
             device['resolved'] = False
             self.set_props(path, DEVICE_IFACE, {'ServicesResolved': dbus.Boolean(False)})
@@ -315,6 +322,7 @@ class Fake:
             self.set_props(path, DEVICE_IFACE, {'Connected': dbus.Boolean(False)})
         if remove_services:
             self.unexport_gatt(path)
+        return False
 
     # ---------------------------------------------------------------- notifications
 
@@ -694,6 +702,14 @@ def DropLink(self, device, remove_services):
     '''Link loss: acquired fds closed, ServicesResolved=false, Connected=false; optionally GATT objects removed.'''
     _device(device)
     FAKE.drop_link(str(device), bool(remove_services))
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='obu', out_signature='')
+def DropLinkSocketFirst(self, device, remove_services, delay_ms):
+    '''Link loss as a busy bluetoothd reports it: acquired fds closed now, ServicesResolved=false and
+    Connected=false `delay_ms` later.'''
+    _device(device)
+    FAKE.drop_link(str(device), bool(remove_services), int(delay_ms))
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='o', out_signature='')

@@ -60,17 +60,34 @@ struct RadioEndToEndTests {
         try await harness.stop()
     }
 
-    @Test("a link drop mid-effort closes the effort as open, reports the disconnect, and streaming resumes")
-    func linkDropMidEffort() async throws {
+    /// How the link goes down: StartNotify with bluetoothd's signals at once; AcquireNotify with the socket closed
+    /// first and Connected=false 300 ms later (what a busy bluetoothd does); and AcquireNotify with both at once.
+    enum LinkDrop: String, CaseIterable, CustomTestStringConvertible {
+        case startNotify = "StartNotify", acquireSocketFirst = "AcquireNotify, socket closed 300 ms before Connected=false"
+        case acquireTogether = "AcquireNotify, socket and signals together"
+        var testDescription: String { rawValue }
+        var mode: RadioConfiguration.NotifyMode { self == .startNotify ? .start : .acquire }
+    }
+
+    @Test("a link drop mid-effort closes the effort as open, reports the disconnect, and streaming resumes",
+          arguments: LinkDrop.allCases)
+    func linkDropMidEffort(_ drop: LinkDrop) async throws {
         let fake = try FakeBlueZ(
             parameters: ["known": true, "resolveDelayMs": 5],
             notifications: Frames.levels([(1.0, 0.3), (30.0, 20.0)]))
         defer { fake.stop() }
-        let harness = try await DaemonHarness.radio(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake, notify: drop.mode).started()
         let client = try await harness.watch()
         #expect(try await client.read(until: "EFFORT", event: "start").match != nil)
 
-        try await fake.mock("DropLink", .objectPath(FakeBlueZ.progressorPath), .boolean(false))
+        if drop == .acquireSocketFirst {
+            #expect(try await fake.mock("IsNotifyAcquired", .objectPath(FakeBlueZ.dataPath)).first?.boolValue == true,
+                    "the daemon holds the AcquireNotify socket")
+            try await fake.mock(
+                "DropLinkSocketFirst", .objectPath(FakeBlueZ.progressorPath), .boolean(false), .uint32(300))
+        } else {
+            try await fake.mock("DropLink", .objectPath(FakeBlueZ.progressorPath), .boolean(false))
+        }
         // The pipeline's lines (EFFORT end, DEVICE disconnected) and the radio's state lines take different paths
         // to the socket thread, so only their presence before the device streams again is asserted, not the order.
         let back = try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" })
@@ -86,16 +103,22 @@ struct RadioEndToEndTests {
         try await harness.stop()
     }
 
-    @Test("after bluetoothd is killed and started again, streaming resumes within 5 s")
-    func bluetoothdRestart() async throws {
+    @Test("after bluetoothd is killed and started again, the disconnect is reported and streaming resumes within 5 s",
+          arguments: [RadioConfiguration.NotifyMode.start, .acquire])
+    func bluetoothdRestart(_ mode: RadioConfiguration.NotifyMode) async throws {
         let fake = try FakeBlueZ(parameters: ["known": true, "resolveDelayMs": 5], notifications: Frames.levels([(60.0, 0.3)]))
         defer { fake.stop() }
-        let harness = try await DaemonHarness.radio(fake: fake).started()
+        let harness = try await DaemonHarness.radio(fake: fake, notify: mode).started()
         let client = try await harness.watch()
         #expect(try await client.read(until: "SAMPLES").match != nil)
 
         try fake.kill()
-        #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "disconnected" }).match != nil)
+        let down = try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "disconnected" })
+        #expect(down.match != nil)
+        #expect(down.seen.contains { $0["class"] as? String == "DEVICE" && $0["event"] as? String == "disconnected" },
+                "the pipeline's link event")
+        #expect(!down.seen.contains { $0["class"] as? String == "DEVICE" && $0["state"] as? String == "searching" },
+                "searching before the disconnect")
         try fake.relaunch(parameters: ["known": true, "resolveDelayMs": 5])
         let relaunched = ContinuousClock.now
         #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
@@ -208,10 +231,13 @@ struct RadioEndToEndTests {
 extension DaemonHarness {
     /// A daemon with the BlueZ source pointed at `fake`'s private bus (fast retries), its database in a temporary
     /// directory.
-    static func radio(fake: FakeBlueZ, sessionGap: Duration = .seconds(300), sleepWhenIdle: Bool = false) throws -> DaemonHarness {
+    static func radio(
+        fake: FakeBlueZ, sessionGap: Duration = .seconds(300), sleepWhenIdle: Bool = false,
+        notify: RadioConfiguration.NotifyMode = .start
+    ) throws -> DaemonHarness {
         try DaemonHarness(capture: nil) { configuration in
             configuration.replayWaitsForWatcher = false
-            var radio = RadioConfiguration(sleepWhenIdle: sleepWhenIdle, busAddress: fake.address)
+            var radio = RadioConfiguration(notifyMode: notify, sleepWhenIdle: sleepWhenIdle, busAddress: fake.address)
             radio.retryInterval = .milliseconds(100)
             radio.discoveryTimeout = .seconds(2)
             radio.connectBackoff = .milliseconds(20)
