@@ -19,6 +19,11 @@ public struct DaemonConfiguration: Sendable {
     public var watchGroup: String
     /// Bytes queued for one client before it counts as slow and is dropped.
     public var clientBacklogLimit: Int
+    /// Bytes queued for all clients together; past it the client furthest behind is dropped, so no number of
+    /// silent clients takes the daemon past `clientBudgetBytes` + a line (docs/protocol.md, "Limits").
+    public var clientBudgetBytes = 4 << 20
+    /// Connected clients at most; one more is told so and closed.
+    public var maxClients = 64
     /// Install SIGTERM/SIGINT handlers that start a graceful shutdown (the executable does; tests do not).
     public var handlesSignals: Bool
     /// The release string sent in the VERSION greeting.

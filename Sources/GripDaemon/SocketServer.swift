@@ -17,6 +17,10 @@ import Synchronization
 final class SocketServer: Service, CustomStringConvertible {
     /// The longest request line, in bytes (without the newline).
     static let requestLimit = 4096
+    /// Connections the kernel queues before the socket thread accepts them. The thread accepts every pending
+    /// connection on each wake-up, so this only has to cover a burst between two wake-ups (a dashboard and a few
+    /// CLIs reconnecting together); more than that is refused by the kernel (ECONNREFUSED/EAGAIN), not queued.
+    static let listenBacklog: Int32 = 16
     /// SAMPLES lines are sent at most this often (25 Hz), plus once before each event so order is kept.
     static let samplesInterval: Duration = .milliseconds(40)
 
@@ -26,6 +30,8 @@ final class SocketServer: Service, CustomStringConvertible {
     let databasePath: String
     let authorization: Authorization
     let backlogLimit: Int
+    let clientBudgetBytes: Int
+    let maxClients: Int
     /// SO_SNDBUF for accepted connections (nil: the kernel's default).
     let sendBufferBytes: Int?
     let fanOut: FanOut
@@ -58,6 +64,8 @@ final class SocketServer: Service, CustomStringConvertible {
         release = configuration.release
         databasePath = configuration.databasePath
         backlogLimit = configuration.clientBacklogLimit
+        clientBudgetBytes = configuration.clientBudgetBytes
+        maxClients = configuration.maxClients
         sendBufferBytes = configuration.clientSendBufferBytes
         self.authorization = authorization
         self.fanOut = fanOut
@@ -83,7 +91,7 @@ final class SocketServer: Service, CustomStringConvertible {
         }
         // Anyone may connect; SO_PEERCRED decides who may watch (a refused peer gets a reason, not EACCES).
         chmod(path, 0o666)
-        guard listen(descriptor, 64) == 0 else {
+        guard listen(descriptor, Self.listenBacklog) == 0 else {
             let code = errno
             close(descriptor)
             unlink(path)
@@ -270,8 +278,16 @@ struct ServerLoop {
             let client = Client(
                 descriptor: descriptor, id: nextClientID, pid: credentials.pid, uid: credentials.uid, gids: groups)
             nextClientID += 1
+            let full = clients.count >= server.maxClients
             clients.append(client)
             switch server.authorization.decide(uid: credentials.uid, gids: groups) {
+            case .allowed where full:
+                logger.warning("Client refused: too many clients", metadata: [
+                    "client.pid": "\(client.pid)", "clients.connected": "\(clients.count - 1)"])
+                send(ProtocolMessage.error(
+                    "griptrackd serves at most \(server.maxClients) clients at once; close one and connect again"),
+                    to: client)
+                client.closeAfterFlush = true
             case .allowed:
                 logger.info("Client connected", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
                 send(ProtocolMessage.version(release: server.release, database: server.reader == nil ? nil : server.databasePath), to: client)
@@ -441,6 +457,7 @@ struct ServerLoop {
         var clientCounts = JSONLine()
         clientCounts.add("connected", clients.count)
         clientCounts.add("watching", clients.filter(\.watching).count)
+        clientCounts.add("backlog_bytes", backlogBytes)
         var line = JSONLine(class: "STATUS")
         line.addRaw("device", device.object)
         line.addRaw("frames", frames.object)
@@ -478,7 +495,22 @@ struct ServerLoop {
             return remove(client, reason: "too slow")
         }
         client.output.append(contentsOf: line.utf8)
-        if !flush(client) { remove(client, reason: "write failed") }
+        if !flush(client) { return remove(client, reason: "write failed") }
+        if client.pendingBytes > 0 { keepWithinBudget() }
+    }
+
+    /// Bytes queued for every client together.
+    var backlogBytes: Int { clients.reduce(0) { $0 + $1.pendingBytes } }
+
+    /// Drops the clients furthest behind until all backlogs together fit the budget (only clients that do not
+    /// read hold a backlog, so this scans a handful of clients on a rare path).
+    private mutating func keepWithinBudget() {
+        while backlogBytes > server.clientBudgetBytes, let furthest = clients.max(by: { $0.pendingBytes < $1.pendingBytes }) {
+            logger.warning("Slow client dropped: all clients' backlogs are over the budget", metadata: [
+                "client.pid": "\(furthest.pid)", "client.backlogBytes": "\(furthest.pendingBytes)",
+                "clients.budgetBytes": "\(server.clientBudgetBytes)"])
+            remove(furthest, reason: "over the clients' budget")
+        }
     }
 
     /// Writes as much queued output as the socket takes; false on a broken connection.

@@ -150,6 +150,42 @@ struct SocketProtocolTests {
         try await harness.stop()
     }
 
+    @Test("silent clients together never hold more than the clients' budget; a reading client gets everything")
+    func silentClientsStayWithinBudget() async throws {
+        // Per-client limit 1 MiB (each silent client alone would be kept), budget 64 KiB for all of them together.
+        let harness = try await DaemonHarness(speed: 20, sendBufferBytes: 4096) { $0.clientBudgetBytes = 65_536 }
+            .started()
+        let silent = try (0..<10).map { _ in try harness.connect() }
+        for client in silent { client.send("{\"class\":\"WATCH\"}\n") }  // never read again
+        let reader = try harness.connect()
+        _ = try await reader.readMessage()
+        reader.send("{\"class\":\"WATCH\"}\n")
+        let end = try await reader.read(until: "RECORDING", event: "end")
+        #expect(end.match?["efforts"] as? Int == 6, "the reading client missed part of the stream")
+        reader.send("{\"class\":\"STATUS\"}\n")
+        let status = try #require(try await reader.read(until: "STATUS").match)
+        let clients = try #require(status["clients"] as? [String: Any])
+        let backlog = try #require(clients["backlog_bytes"] as? Int)
+        #expect(backlog <= 65_536, "\(backlog) bytes queued for silent clients")
+        #expect((clients["connected"] as? Int ?? 0) < 11, "no silent client was dropped")
+        try await harness.stop()
+    }
+
+    @Test("one client more than the limit is told so and closed; the others stay")
+    func clientLimit() async throws {
+        let harness = try await DaemonHarness(capture: nil) { $0.maxClients = 3 }.started()
+        let admitted = try (0..<3).map { _ in try harness.connect() }
+        for client in admitted { #expect(try await client.readMessage()?["class"] as? String == "VERSION") }
+        let extra = try harness.connect()
+        let refusal = try #require(try await extra.readMessage())
+        #expect(refusal["class"] as? String == "ERROR")
+        #expect(refusal["message"] as? String == "griptrackd serves at most 3 clients at once; close one and connect again")
+        #expect(await extra.readLine() == nil)
+        admitted[0].send("{\"class\":\"STATUS\"}\n")
+        #expect(try await admitted[0].read(until: "STATUS").match?["clients"].map { ($0 as? [String: Any])?["connected"] as? Int } == 3)
+        try await harness.stop()
+    }
+
     @Test("shutdown closes the connections and removes the socket file")
     func shutdownRemovesSocket() async throws {
         let harness = try await DaemonHarness(capture: nil).started()
