@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Everything the store can fail with. The description says what happened and what to do; the SQLite cause stays
@@ -17,6 +18,9 @@ public enum GripStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case recordingInProgress(RecordingID)
     /// A stored sample chunk cannot be decoded.
     case corruptSampleChunk(RecordingID, sequence: Int, detail: String)
+    /// A capture or import dates its recording outside 2000–2100 (``RecordingStore/plausibleDates``): a clock that
+    /// was wrong, or a damaged file. Nothing was stored: such a date would make the row unreadable later.
+    case implausibleDate(Date, what: String)
     /// SQLite failed; `code` and `extendedCode` are SQLite result codes, `operation` what the store was doing.
     case sqlite(operation: String, code: Int32, extendedCode: Int32, message: String)
 
@@ -41,6 +45,10 @@ public enum GripStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case .corruptSampleChunk(let id, let sequence, let detail):
             return "Sample chunk \(sequence) of recording \(id) is damaged (\(detail)). "
                 + "Run `griptrack status` to check the database, and restore it from a backup if it is damaged."
+        case .implausibleDate(let date, let what):
+            let seconds = date.timeIntervalSince1970
+            return "The recording's \(what) (\(seconds.isFinite ? "\(Int64(exactly: seconds.rounded()) ?? 0) s since 1970" : "not a time")) "
+                + "is outside 2000–2100: the clock that dated it was wrong, or the file is damaged. Nothing was stored."
         case .sqlite(let operation, let code, let extendedCode, let message):
             let cause = "SQLite error \(code)/\(extendedCode): \(message)"
             switch code {

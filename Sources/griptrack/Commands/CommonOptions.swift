@@ -103,6 +103,7 @@ extension CLIExit {
         switch error {
         case .refused: CLIExit.proRequired.fail(error.description)
         case .recordingNotFound: CLIExit.error.fail(error.description)
+        case .implausibleDate: CLIExit.invalidInput.fail(error.description)
         default: CLIExit.error.fail(error.description)
         }
     }
