@@ -167,7 +167,8 @@ var package = Package(
             // End-to-end tests of the built `griptrack` binary (the test target depends on it so SwiftPM builds it).
         .testTarget(
             name: "GriptrackCLITests",
-            dependencies: ["griptrack", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ", "GripWire"],
+            dependencies: ["griptrack", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ", "GripWire",
+                           .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),
     ]

@@ -72,6 +72,14 @@ extension ProtocolMessage {
     static func list(_ list: RecordingList, status: AccessStatus) -> String {
         var line = JSONLine(class: "LIST")
         line.addRaw("recordings", array(list.visible.map(recordingObject)))
+        if !list.damaged.isEmpty {
+            line.addRaw("damaged", array(list.damaged.map { damage in
+                var object = JSONLine()
+                if let id = damage.id { object.add("id", Int(id)) }
+                object.add("reason", damage.reason)
+                return object.object
+            }))
+        }
         line.add("hidden", list.hiddenCount)
         line.add("pro", status.access.isPro)
         line.add("stored", status.storedRecordings)

@@ -177,22 +177,29 @@ extension RecordingStore {
                 """
             let filter = limit == nil ? "" : " WHERE recordingId IN (SELECT id FROM recording ORDER BY startedAt DESC, id DESC\(limitClause))"
             let cursor = try Row.fetchCursor(db, sql: effortSQL + filter + " ORDER BY recordingId, effortIndex")
+            // Throwing decodes throughout: a damaged row is left out (`list` names it), never a trap.
             while let row = try cursor.next() {
-                let start: Int64 = row[1]
-                let timeToPeak: Int64 = row[6]
-                let effort = Effort(
-                    startMicros: start, endMicros: row[2], durationMicros: row[5], peakKg: Float(row[3] as Double),
-                    peakMicros: start + timeToPeak, meanKg: Float(row[4] as Double), timeToPeakMicros: timeToPeak,
-                    rfdKgPerSecond: row[7], impulseKgSeconds: row[8], baselineKg: Float(row[9] as Double),
-                    openStart: row[11], open: row[10], sampleCount: 0)
-                efforts[row[0], default: []].append(effort)
+                guard let start = try? row.decode(Int64.self, atIndex: 1),
+                      let timeToPeak = try? row.decode(Int64.self, atIndex: 6),
+                      let effort = try? Effort(
+                        startMicros: start, endMicros: row.decode(atIndex: 2), durationMicros: row.decode(atIndex: 5),
+                        peakKg: Float(row.decode(Double.self, atIndex: 3)), peakMicros: start &+ timeToPeak,
+                        meanKg: Float(row.decode(Double.self, atIndex: 4)), timeToPeakMicros: timeToPeak,
+                        rfdKgPerSecond: row.decode(atIndex: 7), impulseKgSeconds: row.decode(atIndex: 8),
+                        baselineKg: Float(row.decode(Double.self, atIndex: 9)), openStart: row.decode(atIndex: 11),
+                        open: row.decode(atIndex: 10), sampleCount: 0),
+                      let recording = try? row.decode(Int64.self, atIndex: 0)
+                else { continue }
+                efforts[recording, default: []].append(effort)
             }
-            return rows.reversed().map { row in
-                let id: Int64 = row[0]
-                let startedAt: Date = row[1]
-                let endedAt: Date? = row[2]
-                let startMicros = Int64((startedAt.timeIntervalSince1970 * 1_000_000).rounded())
-                let endMicros = endedAt.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) } ?? startMicros
+            return rows.reversed().compactMap { row -> AnalysedRecording? in
+                guard let id = try? row.decode(Int64.self, atIndex: 0),
+                      let startedAt = try? row.decode(Date.self, atIndex: 1),
+                      let startMicros = Int64(exactly: (startedAt.timeIntervalSince1970 * 1_000_000).rounded())
+                else { return nil }
+                let endedAt: Date?
+                do { endedAt = try row.decode(Date?.self, atIndex: 2) } catch { return nil }
+                let endMicros = endedAt.flatMap { Int64(exactly: ($0.timeIntervalSince1970 * 1_000_000).rounded()) } ?? startMicros
                 return AnalysedRecording(
                     id: RecordingID(rawValue: id), startedAt: startedAt,
                     recording: Recording(
@@ -213,7 +220,10 @@ extension RecordingStore {
             let scope = limit.map { "SELECT id, startedAt, sampleCount FROM recording ORDER BY startedAt DESC, id DESC LIMIT \(max(0, $0))" }
                 ?? "SELECT id, startedAt, sampleCount FROM recording"
             let recordings = try Row.fetchOne(
-                db, sql: "SELECT COUNT(*), COALESCE(SUM(sampleCount), 0), MIN(startedAt), MAX(startedAt) FROM (\(scope))")
+                db, sql: "SELECT COUNT(*), COALESCE(SUM(sampleCount), 0) FROM (\(scope))")
+            // First and last in Swift, over the dates that decode: MIN/MAX over text would pick a damaged value.
+            let dates = try Row.fetchAll(db, sql: "SELECT startedAt FROM (\(scope))")
+                .compactMap { try? $0.decode(Date.self, atIndex: 0) }
             let efforts = try Row.fetchOne(
                 db,
                 sql: """
@@ -223,8 +233,12 @@ extension RecordingStore {
                     FROM effort\(limit == nil ? "" : " WHERE recordingId IN (SELECT id FROM (\(scope)))")
                     """)
             return RecordingStatistics(
-                recordings: recordings?[0] ?? 0, efforts: efforts?[0] ?? 0, samples: recordings?[1] ?? 0,
-                maxKilograms: efforts?[1], averageKilograms: efforts?[2], first: recordings?[2], last: recordings?[3])
+                recordings: (try? recordings?.decode(Int.self, atIndex: 0)) ?? 0,
+                efforts: (try? efforts?.decode(Int.self, atIndex: 0)) ?? 0,
+                samples: (try? recordings?.decode(Int.self, atIndex: 1)) ?? 0,
+                maxKilograms: efforts.flatMap { try? $0.decode(Double?.self, atIndex: 1) },
+                averageKilograms: efforts.flatMap { try? $0.decode(Double?.self, atIndex: 2) },
+                first: dates.min(), last: dates.max())
         }
     }
 }

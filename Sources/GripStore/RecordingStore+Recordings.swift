@@ -213,44 +213,49 @@ extension RecordingStore {
             // Columns are read by position rather than through `Decodable`: a full history of 10,000 rows decodes
             // in half the time (Benchmarks/StoreBenchmarks).
             var visible: [RecordingRow] = []
+            var damaged: [DamagedRecording] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
-                visible.append(try Self.recordingRow(row))
+                switch Self.recordingRow(row) {
+                case .success(let recording): visible.append(recording)
+                case .failure(let damage): damaged.append(damage)
+                }
             }
-            return RecordingList(visible: visible, hiddenCount: total - visible.count)
+            return RecordingList(visible: visible, hiddenCount: total - visible.count - damaged.count, damaged: damaged)
         }
     }
 
-    /// A `recording.*` row plus `effortCount`, read by column position (the order of the v1 migration).
-    ///
-    /// - Throws: ``GripStoreError/sqlite(operation:code:extendedCode:message:)`` with SQLITE_CORRUPT (11), naming the
-    ///   column, when a value is not of its column's type or is not a valid uuid or state (a damaged or hand-edited
-    ///   file; GRDB's subscripts would trap on it).
-    static func recordingRow(_ row: Row) throws -> RecordingRow {
-        func column<Value: DatabaseValueConvertible>(_ index: Int, _ name: String) throws -> Value {
+    /// A `recording.*` row plus `effortCount`, read by column position (the order of the v1 migration), or why it
+    /// cannot be read: a value not of its column's type, or not a valid uuid, state or date (a damaged or hand-edited
+    /// file; GRDB's subscripts would trap on it).
+    static func recordingRow(_ row: Row) -> Result<RecordingRow, DamagedRecording> {
+        let id = try? row.decode(Int64.self, atIndex: 0)
+        func column<Value: DatabaseValueConvertible>(_ index: Int, _ name: String) throws(DamagedRecording) -> Value {
             do {
                 return try row.decode(atIndex: index)
             } catch {
-                throw damagedRecordingRow("\(name) holds \(row[index] as DatabaseValue), not a \(Value.self)")
+                throw DamagedRecording(id: id, reason: "\(name) holds \(row[index] as DatabaseValue), not a \(Value.self)")
             }
         }
-        let uuidText: String = try column(1, "uuid")
-        let stateText: String = try column(8, "state")
-        guard let uuid = UUID(uuidString: uuidText) else { throw damagedRecordingRow("uuid \"\(uuidText)\" is not a UUID") }
-        guard let state = RecordingState(rawValue: stateText) else {
-            throw damagedRecordingRow("state \"\(stateText)\" is not a recording state")
+        do throws(DamagedRecording) {
+            let uuidText: String = try column(1, "uuid")
+            let stateText: String = try column(8, "state")
+            guard let uuid = UUID(uuidString: uuidText) else {
+                throw DamagedRecording(id: id, reason: "uuid \"\(uuidText)\" is not a UUID")
+            }
+            guard let state = RecordingState(rawValue: stateText) else {
+                throw DamagedRecording(id: id, reason: "state \"\(stateText)\" is not a recording state")
+            }
+            let hand: String? = try column(6, "hand")
+            return .success(RecordingRow(
+                id: RecordingID(rawValue: try column(0, "id")), uuid: uuid, startedAt: try column(2, "startedAt"),
+                endedAt: try column(3, "endedAt"), device: try column(4, "device"), profile: try column(5, "profile"),
+                hand: hand.flatMap(Hand.init(rawValue:)), label: try column(7, "label"), state: state,
+                maxKilograms: try column(12, "maxKilograms"), averageKilograms: try column(13, "averageKilograms"),
+                sampleCount: try column(11, "sampleCount"), effortCount: try column(14, "effortCount")))
+        } catch {
+            return .failure(error)
         }
-        let hand: String? = try column(6, "hand")
-        return RecordingRow(
-            id: RecordingID(rawValue: try column(0, "id")), uuid: uuid, startedAt: try column(2, "startedAt"),
-            endedAt: try column(3, "endedAt"), device: try column(4, "device"), profile: try column(5, "profile"),
-            hand: hand.flatMap(Hand.init(rawValue:)), label: try column(7, "label"), state: state,
-            maxKilograms: try column(12, "maxKilograms"), averageKilograms: try column(13, "averageKilograms"),
-            sampleCount: try column(11, "sampleCount"), effortCount: try column(14, "effortCount"))
-    }
-
-    private static func damagedRecordingRow(_ detail: String) -> GripStoreError {
-        .sqlite(operation: "list recordings", code: 11, extendedCode: 11, message: "a recording row is damaged: \(detail)")
     }
 
     /// One recording.

@@ -55,35 +55,64 @@ struct DamagedRowTests {
         }
     }
 
-    @Test("a recording whose start time is a blob makes the list a damaged-database error (regression-list-blob-date)",
-          arguments: StoreKind.allCases)
-    func listWithBlobDateIsDamaged(kind: StoreKind) throws {
+    /// A store with three sound recordings and one more whose row is then damaged by `sql` (`?` is its id).
+    static func storeWithDamagedRow(_ kind: StoreKind, _ sql: String) throws -> (StoreFixture, damaged: Int64) {
         let fixture = try StoreFixture(kind)
-        let id = try fixture.store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
-        try fixture.store.writer.write { db in
-            try db.execute(sql: "UPDATE recording SET startedAt = x'' WHERE id = ?", arguments: [id.rawValue])
+        for minutes in [1, 2, 3] {
+            let id = try fixture.store.beginRecording(Fixtures.draft(minutes: minutes), admission: Fixtures.admitAll)
+            try fixture.store.appendSamples(Fixtures.samples(count: 80), to: id)
+            try fixture.store.finishRecording(
+                id, summary: RecordingSummaryValues(endedAt: Fixtures.date(minutes: minutes + 1), maxKilograms: 30, averageKilograms: 25),
+                efforts: [Fixtures.effort])
         }
-        #expect(throws: GripStoreError.sqlite(
-            operation: "list recordings", code: 11, extendedCode: 11,
-            message: "a recording row is damaged: startedAt holds Data(0 bytes), not a Date")
-        ) {
-            try fixture.store.listRecordings(limit: nil)
-        }
+        let damaged = try fixture.store.beginRecording(Fixtures.draft(minutes: 4), admission: Fixtures.admitAll)
+        try fixture.store.appendSamples(Fixtures.samples(count: 40), to: damaged)
+        try fixture.store.writer.write { db in try db.execute(sql: sql, arguments: [damaged.rawValue]) }
+        return (fixture, damaged.rawValue)
     }
 
-    @Test("a recording whose uuid is not a UUID makes the list a damaged-database error", arguments: StoreKind.allCases)
-    func listWithBadUUIDIsDamaged(kind: StoreKind) throws {
-        let fixture = try StoreFixture(kind)
-        let id = try fixture.store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
-        try fixture.store.writer.write { db in
-            try db.execute(sql: "UPDATE recording SET uuid = 'x' WHERE id = ?", arguments: [id.rawValue])
+    static let damages: [(sql: String, reason: String)] = [
+        ("UPDATE recording SET startedAt = x'' WHERE id = ?", "startedAt holds Data(0 bytes), not a Date"),  // regression-list-blob-date
+        ("UPDATE recording SET startedAt = 'garbage' WHERE id = ?", "startedAt holds \"garbage\", not a Date"),
+        ("UPDATE recording SET uuid = 'x' WHERE id = ?", "uuid \"x\" is not a UUID"),
+    ]
+
+    @Test("a damaged row is listed as damaged with the reason; every other recording stays readable",
+          arguments: StoreKind.allCases, 0..<3)
+    func listSkipsDamagedRow(kind: StoreKind, damage: Int) throws {
+        let (fixture, damaged) = try Self.storeWithDamagedRow(kind, Self.damages[damage].sql)
+        let list = try fixture.store.listRecordings(limit: nil)
+        #expect(list.visible.count == 3)
+        #expect(list.damaged == [DamagedRecording(id: damaged, reason: Self.damages[damage].reason)])
+        #expect(list.hiddenCount == 0)
+    }
+
+    @Test("statistics and trends leave a damaged row out instead of trapping", arguments: 0..<3)
+    func statisticsAndTrendsSkipDamagedRow(damage: Int) throws {
+        let (fixture, _) = try Self.storeWithDamagedRow(.file, Self.damages[damage].sql)
+        let statistics = try fixture.store.statistics(limit: nil)
+        #expect(statistics.first == Fixtures.date(minutes: 1))
+        #expect(statistics.maxKilograms == Fixtures.effort.peakKilograms)
+        let trends = try fixture.store.analysedRecordings(limit: nil)
+        #expect(trends.count >= 3)
+    }
+
+    @Test("doctor finds the damaged row and --repair sets it aside with its samples, deleting nothing")
+    func doctorQuarantines() throws {
+        let (fixture, damaged) = try Self.storeWithDamagedRow(.file, "UPDATE recording SET startedAt = 'garbage' WHERE id = ?")
+        let health = try fixture.store.checkHealth()
+        #expect(health.integrity == ["ok"])
+        #expect(health.damaged.map(\.id) == [damaged])
+        #expect(!health.isHealthy)
+        #expect(try fixture.store.quarantine(health.damaged) == [damaged])
+        let after = try fixture.store.checkHealth()
+        #expect(after.isHealthy)
+        #expect(after.quarantined == 1)
+        #expect(try fixture.store.listRecordings(limit: nil).damaged.isEmpty)
+        let kept = try fixture.store.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT SUM(sampleCount) FROM quarantinedSampleChunk WHERE recordingId = ?", arguments: [damaged])
         }
-        #expect(throws: GripStoreError.sqlite(
-            operation: "list recordings", code: 11, extendedCode: 11,
-            message: "a recording row is damaged: uuid \"x\" is not a UUID")
-        ) {
-            try fixture.store.listRecordings(limit: nil)
-        }
+        #expect(kept == 40, "the quarantined samples are still in the file")
     }
 }
 

@@ -58,14 +58,31 @@ public struct RecordingList: Sendable, Equatable {
     public var visible: [RecordingRow]
     /// How many stored recordings are not shown (kept, not deleted: e.g. a free history after Pro ended).
     public var hiddenCount: Int
+    /// Rows in the page that do not decode (a damaged or hand-edited file), with why; every other row is shown.
+    public var damaged: [DamagedRecording]
 
     /// Creates a history page.
     ///
     /// - Parameters:
     ///   - visible: The recordings shown, newest first.
     ///   - hiddenCount: How many stored recordings are left out.
-    public init(visible: [RecordingRow], hiddenCount: Int) {
+    ///   - damaged: Rows of the page that could not be read.
+    public init(visible: [RecordingRow], hiddenCount: Int, damaged: [DamagedRecording] = []) {
         self.visible = visible
         self.hiddenCount = hiddenCount
+        self.damaged = damaged
+    }
+}
+
+/// A recording row griptrack cannot read, and why (`griptrack doctor` lists and quarantines them).
+public struct DamagedRecording: Error, Sendable, Equatable {
+    /// The row id, when even that is readable.
+    public var id: Int64?
+    /// What is wrong, naming the column.
+    public var reason: String
+
+    public init(id: Int64?, reason: String) {
+        self.id = id
+        self.reason = reason
     }
 }

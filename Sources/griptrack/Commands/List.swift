@@ -35,6 +35,11 @@ extension Griptrack {
                 return
             }
             print(Self.table(list.visible), terminator: "")
+            for damage in list.damaged {
+                let which = damage.id.map { "Recording \($0)" } ?? "A recording"
+                FileHandle.standardError.write(Data(
+                    "griptrack: \(which) cannot be read (\(damage.reason)); `griptrack doctor --repair` sets it aside.\n".utf8))
+            }
             if list.hiddenCount > 0 {
                 let older = list.hiddenCount == 1 ? "1 older recording is" : "\(list.hiddenCount) older recordings are"
                 if status.isPro {
@@ -81,7 +86,14 @@ struct ListJSON: Encodable {
         var avgKg: Float?
     }
 
+    struct Damaged: Encodable {
+        var id: Int64?
+        var reason: String
+    }
+
     var recordings: [Item]
+    /// Rows that cannot be read, with why (every other row is listed).
+    var damaged: [Damaged]
     var hidden: Int
     var plan: String
     var database: DatabaseChoice
@@ -93,6 +105,7 @@ struct ListJSON: Encodable {
                 profile: $0.profile, state: $0.state.rawValue, efforts: $0.effortCount, samples: $0.sampleCount,
                 maxKg: jsonKg($0.maxKilograms), avgKg: jsonKg($0.averageKilograms))
         }
+        damaged = list.damaged.map { Damaged(id: $0.id, reason: $0.reason) }
         hidden = list.hiddenCount
         self.plan = plan.tier
         self.database = database

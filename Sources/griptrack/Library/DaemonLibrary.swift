@@ -26,7 +26,8 @@ final class DaemonLibrary: RecordingLibrary {
         if let limit { request["limit"] = limit }
         let reply = try ask(request, ListReply.self)
         let plan = try plan()
-        return (RecordingList(visible: try reply.recordings.map { try $0.row() }, hiddenCount: reply.hidden), plan)
+        let damaged = (reply.damaged ?? []).map { DamagedRecording(id: $0.id, reason: $0.reason) }
+        return (RecordingList(visible: try reply.recordings.map { try $0.row() }, hiddenCount: reply.hidden, damaged: damaged), plan)
     }
 
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort]) {
@@ -242,7 +243,13 @@ private struct EffortObject: Decodable {
 }
 
 private struct ListReply: Decodable {
+    struct Damaged: Decodable {
+        var id: Int64?
+        var reason: String
+    }
+
     var recordings: [RecordingObject]
+    var damaged: [Damaged]?
     var hidden: Int
 }
 
