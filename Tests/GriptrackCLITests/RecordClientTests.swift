@@ -198,6 +198,21 @@ struct RecordClientTests {
             + "(`sudo usermod -aG griptrack tester`, then log in again), or use `griptrack record --direct` / `--replay FILE`.\n")
     }
 
+    @Test("status for a refused user says the daemon runs and refused them, not that it is not running")
+    func statusWhenRefused() throws {
+        let refusal = "not authorized: uid 1000 is not root and not in group griptrack; add the user to it "
+            + "(`usermod -aG griptrack USER`, then log in again)"
+        let daemon = try ScriptedDaemon(greeting: #"{"class":"ERROR","message":"\#(refusal)"}"#) { _, _ in nil }
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        let result = try runner.run(["status", "--socket", daemon.socketPath])
+        daemon.finish()
+        #expect(result.status == 4)
+        #expect(result.stdout.hasPrefix("Daemon:    running on \(daemon.socketPath), but it refused this user\n"), "\(result)")
+        #expect(!result.stdout.contains("not running"), "\(result)")
+        #expect(result.stderr.contains("griptrackd refused the connection"), "\(result)")
+    }
+
     @Test("a protocol 1.0 daemon is told apart: record needs 1.1, exit 4")
     func oldDaemon() throws {
         let daemon = try ScriptedDaemon(

@@ -108,13 +108,20 @@ struct StatusReport: Encodable {
     }
 
     init(socket: String, unreachable error: DaemonClientError) {
-        daemon = Daemon(running: false, socket: socket, error: error.description)
+        // A refusal comes from a daemon that is running: saying "not running" sent people to restart it.
+        if case .notAuthorized = error {
+            daemon = Daemon(running: true, socket: socket, error: error.description)
+        } else {
+            daemon = Daemon(running: false, socket: socket, error: error.description)
+        }
     }
 
     /// Aligned `Label: value` lines.
     var text: String {
         var lines: [(String, String)] = []
-        if daemon.running {
+        if daemon.running && daemon.release == nil {
+            lines.append(("Daemon", "running on \(daemon.socket), but it refused this user"))
+        } else if daemon.running {
             lines.append(("Daemon", "running, griptrackd \(daemon.release ?? "?") (protocol \(daemon.proto ?? "?")) on \(daemon.socket)"))
         } else {
             lines.append(("Daemon", "not running (\(daemon.socket))"))
@@ -127,7 +134,7 @@ struct StatusReport: Encodable {
             if let source = device.source { parts.append("source \(source)") }
             lines.append(("Device", parts.joined(separator: ", ")))
         }
-        if daemon.running {
+        if daemon.running && daemon.release != nil {
             if let recording {
                 var value = recording.state
                 if recording.state == "recording" {
@@ -142,10 +149,12 @@ struct StatusReport: Encodable {
             }
             lines.append(("Plan", plan?.reason ?? "unknown (the daemon speaks protocol \(daemon.proto ?? "?"); 1.1 reports it)"))
         } else if let localPlan {
-            lines.append(("Plan", "\(localPlan.reason) (personal database \(localPlan.database); the daemon is not running)"))
+            let why = daemon.running ? "the daemon refused this user" : "the daemon is not running"
+            lines.append(("Plan", "\(localPlan.reason) (personal database \(localPlan.database); \(why))"))
             if let storage = localPlan.storage { lines.append(("", storage)) }
         } else {
-            lines.append(("Plan", "unknown (the daemon is not running and there is no personal database)"))
+            let why = daemon.running ? "the daemon refused this user" : "the daemon is not running"
+            lines.append(("Plan", "unknown (\(why) and there is no personal database)"))
         }
         return lines.map { label, value in
             (label.isEmpty ? "" : label + ":").rightPadded(11) + value + "\n"
