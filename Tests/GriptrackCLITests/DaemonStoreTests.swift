@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripAnalysis
+import GripBlueZ
 import GripDaemon
 import GripStore
 import GripTestSupport
@@ -23,14 +24,31 @@ struct DaemonStoreTests {
         }
     }
 
-    /// A daemon replaying the repeaters capture on a database in `directory`, the stream kept open after it.
-    static func startDaemon(directory: String, peer: Peer) async throws -> (Daemon, Task<Void, any Error>, String) {
+    /// Where the session comes from: a replay of the repeaters capture, or the same notifications from the fake
+    /// BlueZ's Progressor over D-Bus (the radio path the daemon runs on a Pi).
+    enum Source: String, CaseIterable, CustomTestStringConvertible {
+        case replay, fakeBlueZ = "fake BlueZ"
+        var testDescription: String { rawValue }
+    }
+
+    /// A daemon on a database in `directory`: replaying the repeaters capture (the stream kept open after it), or
+    /// with the BlueZ source on the fake's bus.
+    static func startDaemon(
+        directory: String, peer: Peer, fake: FakeBlueZ? = nil
+    ) async throws -> (Daemon, Task<Void, any Error>, String) {
         let socket = directory + "/griptrack.sock"
         var configuration = DaemonConfiguration(
-            socketPath: socket, replayPath: CaptureFixtures.url("progressor-repeaters.btsnoop").path, replaySpeed: 100,
-            replayWaitsForWatcher: true, watchGroup: "users", databasePath: directory + "/griptrack.db",
+            socketPath: socket, replayPath: fake == nil ? CaptureFixtures.url("progressor-repeaters.btsnoop").path : nil,
+            replaySpeed: 100, replayWaitsForWatcher: true, watchGroup: "users", databasePath: directory + "/griptrack.db",
             adminGroup: "griptrack-admin-absent")
         configuration.replayKeepsStreamOpen = true
+        if let fake {
+            var radio = RadioConfiguration(busAddress: fake.address)
+            radio.retryInterval = .milliseconds(100)
+            radio.discoveryTimeout = .seconds(2)
+            radio.connectBackoff = .milliseconds(20)
+            configuration.radio = radio
+        }
         configuration.peerOverride = peer.override
         let daemon = try Daemon(
             configuration: configuration, environment: [:],
@@ -62,8 +80,9 @@ struct DaemonStoreTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test("list, show, stats and export without --db read the daemon's recording; pro grant lifts its free limit")
-    func daemonIsTheDefaultStore() async throws {
+    @Test("list, show, stats and export without --db read the daemon's recording; pro grant lifts its free limit",
+          arguments: Source.allCases)
+    func daemonIsTheDefaultStore(_ source: Source) async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let directory = runner.home.appendingPathComponent("daemon").path
@@ -71,7 +90,14 @@ struct DaemonStoreTests {
         let database = directory + "/griptrack.db"
         try Self.seed(database)
         let peer = Peer()
-        let (daemon, task, socket) = try await Self.startDaemon(directory: directory, peer: peer)
+        // No Progressor on the fake until the watcher listens, so the automatic recording's start is seen.
+        let fake = source == .fakeBlueZ
+            ? try FakeBlueZ(
+                parameters: ["progressor": false, "resolveDelayMs": 5],
+                notifications: CaptureNotifications.load("progressor-repeaters.btsnoop", speed: 10).notifications)
+            : nil
+        defer { fake?.stop() }
+        let (daemon, task, socket) = try await Self.startDaemon(directory: directory, peer: peer, fake: fake)
         func cli(_ arguments: [String]) async throws -> CLIRunner.Result {
             try await offPool { () -> Result<CLIRunner.Result, any Error> in
                 Result { try runner.run(arguments + ["--socket", socket]) }
@@ -82,8 +108,14 @@ struct DaemonStoreTests {
         // automatic recording over and stops it.
         let watcher = try DaemonConnectionProbe(path: socket)
         watcher.send(#"{"class":"WATCH"}"#)
+        if let fake {
+            try await fake.mock(
+                "AddProgressor", .objectPath("/org/bluez/hci0"), .string(FakeBlueZ.progressorAddress),
+                .string("Progressor_1234"), .boolean(false))
+        }
         #expect(await offPool { watcher.waitFor(#""event":"started""#) }, "no automatic RECORDER started")
-        let recorded = try await cli(["record", "--duration", "1"])
+        // The fake sends the capture at 10× (6.6 s): the takeover lasts until its end.
+        let recorded = try await cli(["record", "--duration", source == .replay ? "1" : "8"])
         #expect(recorded.status == 0, "\(recorded)")
         #expect(recorded.stdout.contains("Saved recording #5: 6 efforts, max 22.4 kg"), "\(recorded)")
 
