@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 TICK_US = 12500  # device µs between samples (one sample per notification)
@@ -37,7 +38,10 @@ def main():
         parser.add_argument(name, required=True)
     parser.add_argument('--seconds', type=int, default=30)
     parser.add_argument('--run', type=int, default=1)
+    parser.add_argument('--pace', choices=('batched', 'immediate'), default='batched')
+    parser.add_argument('--watchers', type=int, default=1, help='watching clients in all (one measures, the rest read)')
     args = parser.parse_args()
+    watch = json.dumps({'class': 'WATCH', 'enable': True, 'pace': args.pace}).encode() + b'\n'
 
     env = dict(os.environ, GRIPTRACK_LOG_LEVEL='warning')
     daemon = subprocess.Popen([args.daemon, '--config', args.config, '--socket', args.socket], env=env)
@@ -46,9 +50,18 @@ def main():
             if os.path.exists(args.socket):
                 break
             time.sleep(0.01)
+        def drain(other):
+            while other.recv(65536):
+                pass
+
+        for _ in range(args.watchers - 1):  # the other watchers read everything and throw it away
+            other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            other.connect(args.socket)
+            other.sendall(watch)
+            threading.Thread(target=drain, args=(other,), daemon=True).start()
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.connect(args.socket)
-        client.sendall(b'{"class":"WATCH","enable":true}\n')
+        client.sendall(watch)
         stream = client.makefile('rb')
         hz = os.sysconf('SC_CLK_TCK')
 

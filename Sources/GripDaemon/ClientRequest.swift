@@ -5,6 +5,8 @@ import Foundation
 struct ClientRequest: Decodable, Equatable {
     var `class`: String
     var enable: Bool?
+    // 1.3: WATCH "pace"
+    var pace: String?
     // RECORD
     var hand: String?
     var label: String?

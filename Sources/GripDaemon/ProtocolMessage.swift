@@ -6,7 +6,7 @@ import GripWire
 enum ProtocolMessage {
     /// Protocol version sent in VERSION; bump minor for additions, major for breaking changes.
     static let protoMajor = 1
-    static let protoMinor = 2
+    static let protoMinor = 3
 
     /// - Parameter database: 1.2: the daemon's database file, when it has one.
     static func version(release: String, database: String? = nil) -> String {
@@ -24,9 +24,10 @@ enum ProtocolMessage {
         return line.line
     }
 
-    static func watch(enabled: Bool) -> String {
+    static func watch(enabled: Bool, pace: WatchPace) -> String {
         var line = JSONLine(class: "WATCH")
         line.add("enable", enabled)
+        line.add("pace", pace.rawValue)
         return line.line
     }
 

@@ -134,6 +134,14 @@ final class SocketServer: Service, CustomStringConvertible {
     }
 }
 
+/// How a watcher receives SAMPLES (WATCH `pace`, protocol 1.3).
+enum WatchPace: String, Sendable {
+    /// At most 25 lines a second, for displays (the default).
+    case batched
+    /// Each notification's samples as soon as they are decoded, for biofeedback and programs reacting to force.
+    case immediate
+}
+
 /// One connected client, owned by the socket thread.
 final class Client {
     let descriptor: Int32
@@ -147,6 +155,8 @@ final class Client {
     var output: [UInt8] = []
     var outputStart = 0
     var watching = false
+    /// How SAMPLES reach this watcher (protocol 1.3): batched at ≤ 25 Hz, or each notification's as it is decoded.
+    var pace = WatchPace.batched
     /// Set after an oversized request or a refusal: flush what is queued, then close; read nothing more.
     var closeAfterFlush = false
     /// Store queries sent to the reader and not answered yet (protocol 1.2; bounded per client).
@@ -176,6 +186,8 @@ struct ServerLoop {
     var incoming = FanOutBatch()
     var pendingMicros: [Int64] = []
     var pendingKilograms: [Float] = []
+    /// How many of the pending samples immediate watchers already have.
+    var immediateSent = 0
     var lastSamplesFlush = ContinuousClock.now - SocketServer.samplesInterval
     var stopping = false
     var nextClientID = 1
@@ -361,9 +373,17 @@ struct ServerLoop {
         switch request.class {
         case "WATCH":
             let enable = request.enable ?? true
+            if let text = request.pace {
+                guard let pace = WatchPace(rawValue: text) else {
+                    return send(ProtocolMessage.error(
+                        "WATCH pace must be \"batched\" (≤ 25 SAMPLES lines a second) or \"immediate\" "
+                            + "(each notification's samples at once), got \"\(text)\""), to: client)
+                }
+                client.pace = pace
+            }
             client.watching = enable
             updateWatcherCount()
-            send(ProtocolMessage.watch(enabled: enable), to: client)
+            send(ProtocolMessage.watch(enabled: enable, pace: client.pace), to: client)
             if enable {
                 server.gate.open()
                 server.device?.resume()
@@ -552,6 +572,7 @@ struct ServerLoop {
         pendingMicros.append(contentsOf: incoming.micros[consumed...])
         pendingKilograms.append(contentsOf: incoming.kilograms[consumed...])
         incoming.removeAll()
+        flushImmediate()
     }
 
     private mutating func flushSamplesIfDue() {
@@ -559,11 +580,33 @@ struct ServerLoop {
         flushSamples()
     }
 
+    /// Sends immediate watchers the samples they have not had: what this wake-up drained. The consumer wakes the
+    /// socket thread when the hand-off goes from empty to non-empty, so that is one notification's samples unless
+    /// the thread was busy (then the few that queued meanwhile, in one line).
+    private mutating func flushImmediate() {
+        defer { immediateSent = pendingMicros.count }
+        guard immediateSent < pendingMicros.count,
+              clients.contains(where: { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush }) else { return }
+        let line = ProtocolMessage.samples(
+            micros: pendingMicros[immediateSent...], kilograms: pendingKilograms[immediateSent...])
+        for client in clients where client.watching && client.pace == .immediate && !client.closeAfterFlush {
+            send(line, to: client)
+        }
+    }
+
+    /// Sends batched watchers every pending sample in one SAMPLES line (and immediate ones their rest first).
     private mutating func flushSamples() {
+        flushImmediate()
         guard !pendingMicros.isEmpty else { return }
-        broadcast(ProtocolMessage.samples(micros: pendingMicros[...], kilograms: pendingKilograms[...]))
+        if clients.contains(where: { $0.watching && $0.pace == .batched && !$0.closeAfterFlush }) {
+            let line = ProtocolMessage.samples(micros: pendingMicros[...], kilograms: pendingKilograms[...])
+            for client in clients where client.watching && client.pace == .batched && !client.closeAfterFlush {
+                send(line, to: client)
+            }
+        }
         pendingMicros.removeAll(keepingCapacity: true)
         pendingKilograms.removeAll(keepingCapacity: true)
+        immediateSent = 0
         lastSamplesFlush = .now
     }
 }

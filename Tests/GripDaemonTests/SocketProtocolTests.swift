@@ -25,7 +25,7 @@ struct SocketProtocolTests {
         let version = try #require(try await client.readMessage())
         #expect(version["class"] as? String == "VERSION")
         #expect(version["proto_major"] as? Int == 1)
-        #expect(version["proto_minor"] as? Int == 2)
+        #expect(version["proto_minor"] as? Int == 3)
         #expect((version["release"] as? String)?.isEmpty == false)
 
         client.send("{\"class\":\"WATCH\",\"enable\":true}\n")
@@ -53,6 +53,46 @@ struct SocketProtocolTests {
         let device = try #require(status["device"] as? [String: Any])
         #expect(device["state"] as? String == "ended")
         #expect(device["source"] as? String == "replay")
+        try await harness.stop()
+    }
+
+    @Test("an immediate watcher gets each notification's samples in its own line, the same samples as a batched one")
+    func immediatePace() async throws {
+        let harness = try await DaemonHarness(speed: 10).started()
+        let batched = try harness.connect()
+        let immediate = try harness.connect()
+        _ = try await batched.readMessage()
+        _ = try await immediate.readMessage()
+        immediate.send("{\"class\":\"WATCH\",\"pace\":\"immediate\"}\n")
+        let reply = try #require(try await immediate.read(until: "WATCH").match)
+        #expect(reply["pace"] as? String == "immediate")
+        batched.send("{\"class\":\"WATCH\"}\n")  // starts the replay
+        async let batchedSeen = batched.read(until: "RECORDING", event: "end").seen
+        async let immediateSeen = immediate.read(until: "RECORDING", event: "end").seen
+        func samples(_ seen: [[String: Any]]) -> (lines: [Int], times: [Double]) {
+            let lines = seen.filter { $0["class"] as? String == "SAMPLES" }.compactMap { $0["t"] as? [Double] }
+            return (lines.map(\.count), lines.flatMap { $0 })
+        }
+        let slow = samples(try await batchedSeen)
+        let fast = samples(try await immediateSeen)
+        #expect(fast.times == slow.times, "both paces carry the same samples in the same order")
+        #expect(fast.times.count == 5272)
+        // 2638 notifications of ~2 samples in 6.6 s: batched lines carry ~13 samples (25 a second); immediate ones
+        // one notification's, unless the socket thread was busy and a few queued.
+        #expect(fast.lines.count > 2 * slow.lines.count, "immediate \(fast.lines.count) lines, batched \(slow.lines.count)")
+        try await harness.stop()
+    }
+
+    @Test("WATCH with an unknown pace gets ERROR naming the two paces")
+    func unknownPace() async throws {
+        let harness = try await DaemonHarness(capture: nil).started()
+        let client = try harness.connect()
+        _ = try await client.readMessage()
+        client.send("{\"class\":\"WATCH\",\"pace\":\"fast\"}\n")
+        let error = try #require(try await client.readMessage())
+        #expect(error["class"] as? String == "ERROR")
+        #expect(error["message"] as? String == "WATCH pace must be \"batched\" (≤ 25 SAMPLES lines a second) or "
+            + "\"immediate\" (each notification's samples at once), got \"fast\"")
         try await harness.stop()
     }
 

@@ -58,6 +58,29 @@ struct RecordClientTests {
         ])
     }
 
+    @Test("record --json --immediate asks for WATCH pace immediate; a 1.2 daemon is told it needs 1.3 before RECORD")
+    func immediateWatch() throws {
+        let daemon = try ScriptedDaemon(
+            greeting: #"{"class":"VERSION","release":"0.2.0","proto_major":1,"proto_minor":3}"#, replies: Self.happy())
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        let result = try runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3", "--json", "--immediate"])
+        daemon.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(daemon.requests.contains(#"{"class":"WATCH","enable":true,"pace":"immediate"}"#), "\(daemon.requests)")
+
+        let older = try ScriptedDaemon(
+            greeting: #"{"class":"VERSION","release":"0.1.0","proto_major":1,"proto_minor":2}"#, replies: Self.happy())
+        let refused = try runner.run(["record", "--socket", older.socketPath, "--json", "--immediate"])
+        older.finish()
+        #expect(refused.status == 4, "\(refused)")
+        #expect(refused.stderr.contains("this command needs 1.3"), "\(refused)")
+        #expect(!older.requests.contains { $0.contains("RECORD") }, "a recording was started before the version check")
+
+        let plain = try runner.run(["record", "--immediate"])
+        #expect(plain.status == 2, "--immediate without --json is a usage error: \(plain)")
+    }
+
     @Test("Ctrl-C does not kill record: it sends STOP, waits for the answer and exits 0")
     func interruptStops() throws {
         let daemon = try ScriptedDaemon(replies: Self.happy())

@@ -33,6 +33,11 @@ extension Griptrack {
         @Flag(help: "Live view only: store nothing (works when the free plan is full).")
         var noSave = false
 
+        @Flag(help: ArgumentHelp(
+            "With --json: each notification's samples as soon as griptrackd decodes them, instead of up to 25 lines a second.",
+            discussion: "For biofeedback or a program reacting to the force; needs griptrackd with protocol 1.3."))
+        var immediate = false
+
         @Option(help: ArgumentHelp(
             "Replay a btsnoop capture through an in-process daemon instead of attaching to griptrackd.",
             valueName: "file"))
@@ -66,13 +71,17 @@ extension Griptrack {
             if let duration, !(duration > 0 && duration.isFinite) {
                 throw ValidationError("--duration must be a number of seconds above 0, e.g. 60.")
             }
+            if immediate && !common.json {
+                throw ValidationError("--immediate changes how often --json prints SAMPLES; add --json (a screen redraws at most 25 times a second anyway).")
+            }
             if let label, label.utf8.count > 200 {
                 throw ValidationError("--label is \(label.utf8.count) bytes; at most 200 are stored. Shorten it.")
             }
         }
 
         func run() async throws {
-            let request = RecordRequest(hand: hand?.rawValue, label: label, save: !noSave, duration: duration)
+            let request = RecordRequest(
+                hand: hand?.rawValue, label: label, save: !noSave, duration: duration, immediate: immediate)
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {

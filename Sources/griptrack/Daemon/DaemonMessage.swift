@@ -183,6 +183,7 @@ enum DaemonMessage: Equatable, Sendable {
 enum DaemonRequest {
     static let status = #"{"class":"STATUS"}"#
     static let watch = #"{"class":"WATCH","enable":true}"#
+    static let watchImmediate = #"{"class":"WATCH","enable":true,"pace":"immediate"}"#
     static let stop = #"{"class":"STOP"}"#
     static let tare = #"{"class":"TARE"}"#
 

@@ -8,6 +8,8 @@ struct RecordRequest: Sendable {
     var save = true
     /// Send STOP after this many seconds (wall clock); nil: until Ctrl-C or the end of the stream.
     var duration: Double?
+    /// Each notification's samples as soon as the daemon decodes them (WATCH pace "immediate", protocol 1.3).
+    var immediate = false
 }
 
 /// How a recording ended.
@@ -90,7 +92,7 @@ final class RecordSession {
 
     private func runClient() throws -> RecordEnd {
         state.apply(.version(connection.version))
-        try connection.require(minor: 1)
+        try connection.require(minor: request.immediate ? 3 : 1)
         let status = try connection.request(DaemonRequest.status, isReply: { if case .status = $0 { true } else { false } })
         state.apply(status.message)
 
@@ -103,7 +105,7 @@ final class RecordSession {
             throw RecordFailure.refused(reason: record.reason ?? "the daemon refused to record")
         }
         deliver(reply, line: line)
-        try connection.send(DaemonRequest.watch)
+        try connection.send(request.immediate ? DaemonRequest.watchImmediate : DaemonRequest.watch)
         return try loop()
     }
 
