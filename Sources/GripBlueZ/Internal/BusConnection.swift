@@ -41,6 +41,10 @@ package final class BusConnection: @unchecked Sendable {
     private var closeHandlers: [@Sendable () -> Void] = []
     private var nextID = 0
     private var pollFDs: [pollfd] = []
+    /// What one `pollOnce` polls, in `pollFDs` order after the wake pipe. Kept between calls (emptied, capacity
+    /// kept) so a wake-up allocates nothing: the loop wakes for every notification.
+    private var polledWatches: [WatchHandle] = []
+    private var polledFDWatches: [(id: Int, fd: Int32, handler: @Sendable (Int16) -> Void)] = []
     private(set) var isDisconnected = false
 
     private init(address: String, raw: RawConnection, wake: (read: Int32, write: Int32)) {
@@ -278,15 +282,17 @@ package final class BusConnection: @unchecked Sendable {
     private func pollOnce() {
         pollFDs.removeAll(keepingCapacity: true)
         pollFDs.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
-        let activeWatches = watches.filter(\.isEnabled)
-        for watch in activeWatches {
+        polledWatches.removeAll(keepingCapacity: true)
+        for watch in watches where watch.isEnabled {
+            polledWatches.append(watch)
             var events: Int16 = 0
             if watch.flags & DBusWatchFlags.readable != 0 { events |= Int16(POLLIN) }
             if watch.flags & DBusWatchFlags.writable != 0 { events |= Int16(POLLOUT) }
             pollFDs.append(pollfd(fd: watch.fileDescriptor, events: events, revents: 0))
         }
-        let fdWatchList = Array(fdWatches)
-        for (_, entry) in fdWatchList {
+        polledFDWatches.removeAll(keepingCapacity: true)
+        for (id, entry) in fdWatches {
+            polledFDWatches.append((id, entry.fd, entry.handler))
             pollFDs.append(pollfd(fd: entry.fd, events: Int16(POLLIN), revents: 0))
         }
 
@@ -304,7 +310,7 @@ package final class BusConnection: @unchecked Sendable {
         _ = Syscall.poll(&pollFDs, timeoutMilliseconds: timeoutMilliseconds)
 
         if pollFDs[0].revents != 0 { Syscall.drainWakePipe(wake.read) }
-        for (index, watch) in activeWatches.enumerated() {
+        for (index, watch) in polledWatches.enumerated() {
             let revents = pollFDs[index + 1].revents
             guard revents != 0, watches.contains(watch) else { continue }
             var conditions: UInt32 = 0
@@ -314,10 +320,10 @@ package final class BusConnection: @unchecked Sendable {
             if revents & Int16(POLLHUP) != 0 { conditions |= DBusWatchFlags.hangup }
             watch.handle(conditions)
         }
-        let base = 1 + activeWatches.count
-        for (offset, (id, entry)) in fdWatchList.enumerated() {
+        let base = 1 + polledWatches.count
+        for (offset, entry) in polledFDWatches.enumerated() {
             let revents = pollFDs[base + offset].revents
-            guard revents != 0, fdWatches[id] != nil else { continue }
+            guard revents != 0, fdWatches[entry.id] != nil else { continue }
             entry.handler(revents)
         }
 
@@ -327,6 +333,7 @@ package final class BusConnection: @unchecked Sendable {
             timeouts[timeout] = after + Int64(timeout.intervalMilliseconds) * 1000
             timeout.handle()
         }
+        guard timers.values.contains(where: { $0.deadline <= after }) else { return }
         let due = timers.filter { $0.value.deadline <= after }.sorted { $0.value.deadline < $1.value.deadline }
         for (id, timer) in due where timers.removeValue(forKey: id) != nil {
             timer.body()
