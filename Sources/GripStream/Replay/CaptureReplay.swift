@@ -134,30 +134,36 @@ public enum CaptureReplay {
         var chooser = ForceHandleChooser(option: option)
         var held: [RingInput] = []
         var chosen = false
-        func push(_ entry: RingInput) {
-            pacer.wait(untilCaptureMicros: entry.hostMicros)
-            // SAFETY: `bytes` is only read by `pushWaiting`, which copies it into a slot before returning.
-            _ = unsafe entry.value.withUnsafeBytes { bytes in
-                unsafe ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
-            }
+        func push(_ kind: RingEntryKind, _ handle: UInt16, _ hostMicros: Int64, _ value: UnsafeRawBufferPointer) {
+            pacer.wait(untilCaptureMicros: hostMicros)
+            // SAFETY: `value` is only read by `pushWaiting`, which copies it into a slot before returning.
+            _ = unsafe ring.pushWaiting(kind: kind, handle: handle, hostMicros: hostMicros, value: value)
         }
         func choose(_ choice: ForceHandleChoice<TindeqProgressor>?) {
             guard let choice else { return }
             verdict.choice = choice
             chosen = true
-            for entry in held { push(entry) }
+            for entry in held {
+                // SAFETY: `bytes` is the held array's storage, only read by `push` during the closure.
+                unsafe entry.value.withUnsafeBytes { unsafe push(entry.kind, entry.handle, entry.hostMicros, $0) }
+            }
             held = []
         }
-        let outcome = CaptureFile.readToEnd(
+        // Borrowed events: a notification's bytes go straight from the read buffer into a ring slot, with no
+        // array per notification (one per event used to be most of the replay's allocations).
+        let outcome = unsafe CaptureFile.readToEndBorrowing(
             path: path,
             afterChunk: { gatt in if !chosen { choose(chooser.certainChoice(gatt: gatt)) } },
             emit: { event in
-                guard let entry = RingInput(event) else { return }
-                if chosen {
-                    push(entry)
-                } else {
-                    chooser.observe(event)
-                    held.append(entry)
+                // SAFETY: the event's value is used only inside this closure: copied into a ring slot by `push`,
+                // read by `observe`, or copied into an array by `RingInput.withFields`' caller for `held`.
+                unsafe RingInput.withFields(of: event) { kind, handle, micros, value in
+                    if chosen {
+                        unsafe push(kind, handle, micros, value)
+                    } else {
+                        if kind == .notification { unsafe chooser.observeNotification(handle: handle, value: value) }
+                        unsafe held.append(RingInput(kind: kind, handle: handle, hostMicros: micros, value: Array(value)))
+                    }
                 }
             })
         if !chosen {
@@ -221,7 +227,30 @@ package struct RingInput {
         }
     }
 
-    init(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: [UInt8]) {
+    /// Calls `body` with the ring fields of a borrowed event, without copying its value; does nothing for events
+    /// the pipeline has no use for (MTU exchange), as ``init(_:)`` returns nil for them.
+    ///
+    /// - Important: the buffer given to `body` is valid only during the call.
+    package static func withFields(
+        of event: BorrowedCaptureEvent,
+        _ body: (RingEntryKind, _ handle: UInt16, _ hostMicros: Int64, UnsafeRawBufferPointer) -> Void
+    ) {
+        switch unsafe event {
+        case .connected(_, _, let micros):
+            unsafe body(.connected, 0, micros, UnsafeRawBufferPointer(start: nil, count: 0))
+        case .disconnected(_, let reason, let micros):
+            // SAFETY: the buffer addresses `reason`, alive for the whole closure.
+            unsafe withUnsafeBytes(of: reason) { unsafe body(.disconnected, 0, micros, $0) }
+        case .mtuExchanged:
+            return
+        case .notification(_, let handle, let value, let micros):
+            unsafe body(.notification, handle, micros, value)
+        case .write(_, let handle, let value, let micros):
+            unsafe body(.write, handle, micros, value)
+        }
+    }
+
+    package init(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: [UInt8]) {
         self.kind = kind
         self.handle = handle
         self.hostMicros = hostMicros
