@@ -10,6 +10,7 @@ extension Griptrack {
     /// `griptrack replay`: a btsnoop capture through the full pipeline.
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "replay",
             abstract: "Replay a btsnoop capture (btmon -w or Android HCI log) through the pipeline.",
             discussion: """
                 Reads the capture, finds the force characteristic (from the capture's GATT discovery, \
