@@ -119,8 +119,8 @@ struct IdleHistory: Sendable {
             let values = UnsafeBufferPointer(buffer)
             // `old` is in the window (no NaN ever enters: the segmenter rejects non-finite forces), so the value
             // just before its upper bound is the last one equal to it.
-            let index = Self.upperBound(of: old, in: values) - 1
-            let target = Self.upperBound(of: new, in: values)
+            let (oldBound, target) = Self.upperBounds(of: old, and: new, in: values)
+            let index = oldBound - 1
             guard index >= 0, index < count, new > old ? target > index : target <= index else { return false }
             let stride = MemoryLayout<Float>.stride
             if new > old {
@@ -205,5 +205,33 @@ struct IdleHistory: Sendable {
             index &+= 1
         }
         return total
+    }
+
+    /// `upperBound` of two values in one pass over the window (the loads and the loop are shared).
+    private static func upperBounds(
+        of first: Float, and second: Float, in values: UnsafeBufferPointer<Float>
+    ) -> (Int, Int) {
+        guard let base = values.baseAddress else { return (0, 0) }
+        let count = values.count
+        let firstProbe = SIMD8<Float>(repeating: first)
+        let secondProbe = SIMD8<Float>(repeating: second)
+        var firstCounts = SIMD8<Int32>()
+        var secondCounts = SIMD8<Int32>()
+        var index = 0
+        let raw = UnsafeRawPointer(base)
+        while index &+ 8 <= count {
+            let chunk = raw.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+            firstCounts &-= unsafeBitCast(chunk .<= firstProbe, to: SIMD8<Int32>.self)
+            secondCounts &-= unsafeBitCast(chunk .<= secondProbe, to: SIMD8<Int32>.self)
+            index &+= 8
+        }
+        var firstTotal = Int(firstCounts.wrappedSum())
+        var secondTotal = Int(secondCounts.wrappedSum())
+        while index < count {
+            if base[index] <= first { firstTotal &+= 1 }
+            if base[index] <= second { secondTotal &+= 1 }
+            index &+= 1
+        }
+        return (firstTotal, secondTotal)
     }
 }
