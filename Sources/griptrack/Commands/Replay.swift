@@ -50,12 +50,15 @@ extension Griptrack {
             let collector = save ? RecordingCollector() : nil
             let report: ReplayReport
             do {
+                // No observer at all when nothing watches (--json, no --save): the consumer then makes no call per
+                // sample for it.
+                let observer: ((StreamOutput, Int64) -> Void)? = live == nil && collector == nil ? nil : { output, hostMicros in
+                    live?.show(output)
+                    collector?.observe(output, hostMicros: hostMicros)
+                }
                 report = try CaptureReplay.run(
                     path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value),
-                    timedObserver: { output, hostMicros in
-                        live?.show(output)
-                        collector?.observe(output, hostMicros: hostMicros)
-                    })
+                    timedObserver: observer)
             } catch {
                 if json {
                     // Scripts read stdout: say what went wrong there too (docs/replay-json.md), not only on stderr.
