@@ -166,7 +166,9 @@ public struct BtsnoopParser: Sendable {
         }
     }
 
-    private mutating func consume(_ bytes: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void) throws(CaptureError) {
+    private mutating func consume(
+        _ bytes: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void
+    ) throws(CaptureError) {
         var position = 0
         while position < bytes.count {
             let length = unitLength
@@ -194,7 +196,9 @@ public struct BtsnoopParser: Sendable {
     }
 
     /// Handles one complete unit (file header, record header or record data).
-    private mutating func process(_ unit: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void) throws(CaptureError) {
+    private mutating func process(
+        _ unit: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void
+    ) throws(CaptureError) {
         switch stage {
         case .fileHeader:
             try readFileHeader(unit)

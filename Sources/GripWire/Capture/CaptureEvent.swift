@@ -60,7 +60,8 @@ public enum BorrowedCaptureEvent {
     public var event: CaptureEvent {
         switch self {
         case .connected(let link, let peer, let micros): .connected(link: link, peer: peer, hostMicros: micros)
-        case .disconnected(let link, let reason, let micros): .disconnected(link: link, reason: reason, hostMicros: micros)
+        case .disconnected(let link, let reason, let micros):
+            .disconnected(link: link, reason: reason, hostMicros: micros)
         case .mtuExchanged(let link, let mtu, let micros): .mtuExchanged(link: link, mtu: mtu, hostMicros: micros)
         case .notification(let link, let handle, let value, let micros):
             .notification(link: link, handle: handle, value: Array(value), hostMicros: micros)

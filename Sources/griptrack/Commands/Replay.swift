@@ -52,9 +52,12 @@ extension Griptrack {
             do {
                 // No observer at all when nothing watches (--json, no --save): the consumer then makes no call per
                 // sample for it.
-                let observer: ((StreamOutput, Int64) -> Void)? = live == nil && collector == nil ? nil : { output, hostMicros in
-                    live?.show(output)
-                    collector?.observe(output, hostMicros: hostMicros)
+                var observer: ((StreamOutput, Int64) -> Void)?
+                if live != nil || collector != nil {
+                    observer = { output, hostMicros in
+                        live?.show(output)
+                        collector?.observe(output, hostMicros: hostMicros)
+                    }
                 }
                 report = try CaptureReplay.run(
                     path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value),
