@@ -78,8 +78,25 @@ public enum CaptureFile {
         path: String, chunkSize: Int = 65536, afterChunk: (GATTDatabase) -> Void = { _ in },
         emit: (CaptureEvent) -> Void
     ) -> CaptureReadOutcome {
+        // SAFETY: each borrowed event is turned into an owned CaptureEvent (its value copied) inside the callback.
+        unsafe readToEndBorrowing(path: path, chunkSize: chunkSize, afterChunk: afterChunk) { unsafe emit($0.event) }
+    }
+
+    /// Streams a btsnoop file as ``readToEnd(path:chunkSize:afterChunk:emit:)`` does, lending each event's value
+    /// bytes instead of copying them into an array (`BtsnoopParser.feedBorrowing`): no allocation per notification.
+    ///
+    /// - Parameters:
+    ///   - path: the capture's path.
+    ///   - chunkSize: bytes per `read(2)`; values below 1 count as 1.
+    ///   - afterChunk: called after the events of each chunk, with the GATT layout learned so far.
+    ///   - emit: called with each event in file order; its value is valid only during the call.
+    /// - Returns: the summary of what was read and, if the read stopped early, why.
+    package static func readToEndBorrowing(
+        path: String, chunkSize: Int = 65536, afterChunk: (GATTDatabase) -> Void = { _ in },
+        emit: (BorrowedCaptureEvent) -> Void
+    ) -> CaptureReadOutcome {
         var parser = BtsnoopParser()
-        let error = feedFile(path: path, chunkSize: chunkSize, into: &parser, afterChunk: afterChunk, emit: emit)
+        let error = unsafe feedFile(path: path, chunkSize: chunkSize, into: &parser, afterChunk: afterChunk, emit: emit)
         let summary = CaptureSummary(
             datalink: parser.datalink ?? .hciUART, records: parser.recordsRead, bytes: parser.bytesConsumed,
             gatt: parser.gatt, firstRecordMicros: parser.firstRecordMicros,
@@ -90,7 +107,7 @@ public enum CaptureFile {
     /// The read loop: returns the error that stopped it, or `nil` at a clean end of file.
     private static func feedFile(
         path: String, chunkSize: Int, into parser: inout BtsnoopParser, afterChunk: (GATTDatabase) -> Void,
-        emit: (CaptureEvent) -> Void
+        emit: (BorrowedCaptureEvent) -> Void
     ) -> CaptureError? {
         // SAFETY: `path` is a Swift String bridged to a NUL-terminated C string for the duration of the call.
         let descriptor = unsafe open(path, O_RDONLY | O_CLOEXEC)
@@ -120,10 +137,11 @@ public enum CaptureFile {
             if count == 0 { break }
             offset += Int64(count)
             let chunk = buffer[0..<count]
-            // SAFETY: the parser reads the `count` initialised bytes during `feed` and keeps no pointer to them (it
-            // copies what it must keep), so the pointer does not outlive the closure.
+            // SAFETY: the parser reads the `count` initialised bytes during `feedBorrowing` and keeps no pointer to
+            // them (it copies what it must keep); the events lending them are only valid inside `emit`, whose
+            // contract forbids keeping them. So no pointer outlives the closure.
             let result = unsafe chunk.withUnsafeBytes { bytes in
-                Result { () throws(CaptureError) in try unsafe parser.feed(bytes, emit: emit) }
+                Result { () throws(CaptureError) in try unsafe parser.feedBorrowing(bytes, emit: emit) }
             }
             if case .failure(let error) = result { return error }
             afterChunk(parser.gatt)

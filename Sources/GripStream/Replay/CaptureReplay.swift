@@ -130,36 +130,59 @@ public enum CaptureReplay {
     private static func feed(
         path: String, option: UInt16?, into ring: NotificationRing, speed: ReplaySpeed, verdict: ProducerVerdict
     ) {
-        var pacer = Pacer(speed: speed)
-        var chooser = ForceHandleChooser(option: option)
-        var held: [RingInput] = []
-        var chosen = false
-        func push(_ entry: RingInput) {
-            pacer.wait(untilCaptureMicros: entry.hostMicros)
-            // SAFETY: `bytes` is only read by `pushWaiting`, which copies it into a slot before returning.
-            _ = unsafe entry.value.withUnsafeBytes { bytes in
-                unsafe ring.pushWaiting(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: bytes)
+        // The producer's state is one struct that the two closures below capture (both non-escaping): local
+        // variables captured by nested functions were boxed, with a dynamic exclusivity check on every access of
+        // every event (perf: swift_beginAccess, about 3 % of a long replay).
+        var producer = ReplayProducer(option: option, ring: ring, speed: speed, verdict: verdict)
+        // Borrowed events: a notification's bytes go straight from the read buffer into a ring slot, with no
+        // array per notification (one per event used to be most of the replay's allocations).
+        let outcome = unsafe CaptureFile.readToEndBorrowing(
+            path: path,
+            afterChunk: { gatt in producer.chooseIfCertain(gatt: gatt) },
+            // SAFETY: the event's value is used only inside `accept`, during this call (see there).
+            emit: { event in unsafe producer.accept(event) })
+        producer.finish(outcome)
+    }
+}
+
+/// The replay's producer thread: holds events back until the force handle is chosen, then pushes them into the
+/// ring, pacing by capture time when asked.
+private struct ReplayProducer {
+    private var pacer: Pacer
+    private var chooser: ForceHandleChooser
+    private let ring: NotificationRing
+    private let verdict: ProducerVerdict
+    private var held: [RingInput] = []
+    private var chosen = false
+
+    init(option: UInt16?, ring: NotificationRing, speed: ReplaySpeed, verdict: ProducerVerdict) {
+        pacer = Pacer(speed: speed)
+        chooser = ForceHandleChooser(option: option)
+        self.ring = ring
+        self.verdict = verdict
+    }
+
+    /// One event of the capture, in file order.
+    mutating func accept(_ event: BorrowedCaptureEvent) {
+        // SAFETY: the event's value is used only inside this call: copied into a ring slot by `push`, read by
+        // `observeNotification`, or copied into an array for `held`.
+        unsafe RingInput.withFields(of: event) { kind, handle, micros, value in
+            if chosen {
+                unsafe push(kind, handle, micros, value)
+            } else {
+                if kind == .notification { unsafe chooser.observeNotification(handle: handle, value: value) }
+                unsafe held.append(RingInput(kind: kind, handle: handle, hostMicros: micros, value: Array(value)))
             }
         }
-        func choose(_ choice: ForceHandleChoice<TindeqProgressor>?) {
-            guard let choice else { return }
-            verdict.choice = choice
-            chosen = true
-            for entry in held { push(entry) }
-            held = []
-        }
-        let outcome = CaptureFile.readToEnd(
-            path: path,
-            afterChunk: { gatt in if !chosen { choose(chooser.certainChoice(gatt: gatt)) } },
-            emit: { event in
-                guard let entry = RingInput(event) else { return }
-                if chosen {
-                    push(entry)
-                } else {
-                    chooser.observe(event)
-                    held.append(entry)
-                }
-            })
+    }
+
+    /// After each chunk of the file: chooses as soon as the choice is certain.
+    mutating func chooseIfCertain(gatt: GATTDatabase) {
+        if !chosen { choose(chooser.certainChoice(gatt: gatt)) }
+    }
+
+    /// The end of the capture: the final choice (or the reason there is none), then the end-of-stream entry.
+    mutating func finish(_ outcome: CaptureReadOutcome) {
         if !chosen {
             choose(chooser.finalChoice(gatt: outcome.summary.gatt))
             if !chosen {
@@ -172,6 +195,28 @@ public enum CaptureReplay {
         // SAFETY: an empty buffer; nothing is read from it.
         _ = unsafe ring.pushWaiting(
             kind: .endOfStream, handle: 0, hostMicros: 0, value: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    private mutating func push(
+        _ kind: RingEntryKind, _ handle: UInt16, _ hostMicros: Int64, _ value: UnsafeRawBufferPointer
+    ) {
+        pacer.wait(untilCaptureMicros: hostMicros)
+        // SAFETY: `value` is only read by `pushWaiting`, which copies it into a slot before returning.
+        _ = unsafe ring.pushWaiting(kind: kind, handle: handle, hostMicros: hostMicros, value: value)
+    }
+
+    /// Publishes the choice (before the first push, so the consumer sees it once it pops an entry) and pushes the
+    /// events held back so far.
+    private mutating func choose(_ choice: ForceHandleChoice<TindeqProgressor>?) {
+        guard let choice else { return }
+        verdict.choice = choice
+        chosen = true
+        let entries = held
+        held = []
+        for entry in entries {
+            // SAFETY: the buffer is the held array's storage, only read by `push` during the closure.
+            unsafe entry.value.withUnsafeBytes { unsafe push(entry.kind, entry.handle, entry.hostMicros, $0) }
+        }
     }
 }
 
@@ -221,7 +266,30 @@ package struct RingInput {
         }
     }
 
-    init(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: [UInt8]) {
+    /// Calls `body` with the ring fields of a borrowed event, without copying its value; does nothing for events
+    /// the pipeline has no use for (MTU exchange), as ``init(_:)`` returns nil for them.
+    ///
+    /// - Important: the buffer given to `body` is valid only during the call.
+    package static func withFields(
+        of event: BorrowedCaptureEvent,
+        _ body: (RingEntryKind, _ handle: UInt16, _ hostMicros: Int64, UnsafeRawBufferPointer) -> Void
+    ) {
+        switch unsafe event {
+        case .connected(_, _, let micros):
+            unsafe body(.connected, 0, micros, UnsafeRawBufferPointer(start: nil, count: 0))
+        case .disconnected(_, let reason, let micros):
+            // SAFETY: the buffer addresses `reason`, alive for the whole closure.
+            unsafe withUnsafeBytes(of: reason) { unsafe body(.disconnected, 0, micros, $0) }
+        case .mtuExchanged:
+            return
+        case .notification(_, let handle, let value, let micros):
+            unsafe body(.notification, handle, micros, value)
+        case .write(_, let handle, let value, let micros):
+            unsafe body(.write, handle, micros, value)
+        }
+    }
+
+    package init(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: [UInt8]) {
         self.kind = kind
         self.handle = handle
         self.hostMicros = hostMicros

@@ -43,6 +43,11 @@ package struct ForceHandleChooser: Sendable {
     /// Counts one capture event (only notifications matter).
     package mutating func observe(_ event: CaptureEvent) {
         guard case .notification(_, let handle, let value, _) = event else { return }
+        observeNotification(handle: handle, value: value)
+    }
+
+    /// Counts one notification, given as its handle and value bytes (of a borrowed or an owned event).
+    package mutating func observeNotification(handle: UInt16, value: some Collection<UInt8>) {
         var entry = notifications[handle] ?? (0, [:])
         entry.total += 1
         for profile in DeviceProfiles.all where profile.looksLikeDataFrame(value) {

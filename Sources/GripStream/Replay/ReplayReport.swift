@@ -74,6 +74,13 @@ public struct ReplayReport: Codable, Sendable, Equatable {
 
     /// Pretty, key-sorted JSON with snake_case keys: the golden-file format and `--json` output.
     public func jsonData() throws -> Data {
+        // Written directly (ReplayReport+JSON.swift): the same bytes as the encoder below, without its start-up.
+        if let bytes = directJSON() { return Data(bytes) }
+        return try encodedWithJSONEncoder()
+    }
+
+    /// `jsonData()` through JSONEncoder: what the direct writer reproduces, and what it leaves to the encoder.
+    func encodedWithJSONEncoder() throws -> Data {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

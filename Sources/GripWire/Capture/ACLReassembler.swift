@@ -35,7 +35,8 @@ struct ACLReassembler {
     mutating func accept(_ data: UnsafeRawBufferPointer, packetBoundary: UInt8, key: Key) -> Outcome {
         switch packetBoundary {
         case 0b00, 0b10:
-            if partial.removeValue(forKey: key) != nil { droppedPartialPDUs += 1 }
+            // Almost every notification is one unfragmented first fragment with nothing partial: skip the hashing.
+            if !partial.isEmpty, partial.removeValue(forKey: key) != nil { droppedPartialPDUs += 1 }
             if let needed = Self.frameLength(data), data.count >= needed {
                 return .inPlace(UnsafeRawBufferPointer(rebasing: data[0..<needed]))
             }

@@ -9,7 +9,7 @@
 ///
 /// ```swift
 /// var parser = BtsnoopParser()
-/// try parser.feed(chunk) { event in … }   // as often as needed
+/// try parser.feed(chunk) { event in … }   // as often as needed (feedBorrowing: the same, without copying values)
 /// try parser.finish()                       // throws if the file ended inside a header or record
 /// ```
 ///
@@ -88,13 +88,7 @@ public struct BtsnoopParser: Sendable {
     ///   impossible length. The parser then stays failed: later calls throw the same error. Events of earlier
     ///   records have been emitted.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (CaptureEvent) -> Void) throws(CaptureError) {
-        if let failure { throw failure }
-        do {
-            try consume(bytes, emit: emit)
-        } catch {
-            failure = error
-            throw error
-        }
+        try feedBorrowing(bytes) { emit($0.event) }
     }
 
     /// Parses the next bytes of the capture; see `feed(_:emit:)`.
@@ -108,6 +102,27 @@ public struct BtsnoopParser: Sendable {
             Result { () throws(CaptureError) in try feed(buffer, emit: emit) }
         }
         try result.get()
+    }
+
+    /// Parses the next bytes of the capture as `feed(_:emit:)` does, but lends each event's value bytes instead of
+    /// copying them into an array: the same events, errors and counters, without an allocation per notification.
+    ///
+    /// For readers that copy the value elsewhere anyway (the replay copies it into a ring slot).
+    /// - Parameters:
+    ///   - bytes: the next bytes of the file, any length (including 0).
+    ///   - emit: called for each event completed by these bytes, in file order, before `feed` returns. The
+    ///     event's value points into `bytes` or into the parser's own buffers and is valid only during the call.
+    /// - Throws: `CaptureError`, as `feed(_:emit:)`.
+    public mutating func feedBorrowing(
+        _ bytes: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void
+    ) throws(CaptureError) {
+        if let failure { throw failure }
+        do {
+            try consume(bytes, emit: emit)
+        } catch {
+            failure = error
+            throw error
+        }
     }
 
     /// Declares the end of the file.
@@ -151,7 +166,9 @@ public struct BtsnoopParser: Sendable {
         }
     }
 
-    private mutating func consume(_ bytes: UnsafeRawBufferPointer, emit: (CaptureEvent) -> Void) throws(CaptureError) {
+    private mutating func consume(
+        _ bytes: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void
+    ) throws(CaptureError) {
         var position = 0
         while position < bytes.count {
             let length = unitLength
@@ -179,7 +196,9 @@ public struct BtsnoopParser: Sendable {
     }
 
     /// Handles one complete unit (file header, record header or record data).
-    private mutating func process(_ unit: UnsafeRawBufferPointer, emit: (CaptureEvent) -> Void) throws(CaptureError) {
+    private mutating func process(
+        _ unit: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void
+    ) throws(CaptureError) {
         switch stage {
         case .fileHeader:
             try readFileHeader(unit)
@@ -239,7 +258,7 @@ public struct BtsnoopParser: Sendable {
     // MARK: - Records → HCI
 
     private mutating func handleRecord(
-        _ header: RecordHeader, data: UnsafeRawBufferPointer, emit: (CaptureEvent) -> Void
+        _ header: RecordHeader, data: UnsafeRawBufferPointer, emit: (BorrowedCaptureEvent) -> Void
     ) {
         recordsRead = header.number
         bytesConsumed = header.offset + Int64(Self.recordHeaderLength) + Int64(header.includedLength)
@@ -280,7 +299,7 @@ public struct BtsnoopParser: Sendable {
     }
 
     private mutating func handleEvent(
-        _ packet: UnsafeRawBufferPointer, adapter: UInt16, micros: Int64, emit: (CaptureEvent) -> Void
+        _ packet: UnsafeRawBufferPointer, adapter: UInt16, micros: Int64, emit: (BorrowedCaptureEvent) -> Void
     ) {
         guard let code = packet.byte(at: 0), let length = packet.byte(at: 1),
               let parameters = packet.bytes(from: 2, count: Int(length))
@@ -325,7 +344,7 @@ public struct BtsnoopParser: Sendable {
 
     private mutating func handleACL(
         _ packet: UnsafeRawBufferPointer, adapter: UInt16, direction: LinkDirection, micros: Int64,
-        emit: (CaptureEvent) -> Void
+        emit: (BorrowedCaptureEvent) -> Void
     ) {
         guard let handleField = packet.uint16LE(at: 0), let length = packet.uint16LE(at: 2),
               let fragment = packet.bytes(from: 4, count: Int(length))
@@ -347,7 +366,7 @@ public struct BtsnoopParser: Sendable {
 
     private mutating func handleL2CAP(
         _ frame: UnsafeRawBufferPointer, link: LinkKey, direction: LinkDirection, micros: Int64,
-        emit: (CaptureEvent) -> Void
+        emit: (BorrowedCaptureEvent) -> Void
     ) {
         guard let length = frame.uint16LE(at: 0), let channel = frame.uint16LE(at: 2),
               let payload = frame.bytes(from: 4, count: Int(length))
@@ -375,7 +394,7 @@ public struct BtsnoopParser: Sendable {
 
     private mutating func handleATT(
         _ pdu: UnsafeRawBufferPointer, link: LinkKey, direction: LinkDirection, micros: Int64,
-        emit: (CaptureEvent) -> Void
+        emit: (BorrowedCaptureEvent) -> Void
     ) {
         guard let opcode = pdu.byte(at: 0) else {
             malformedPackets += 1
@@ -384,18 +403,18 @@ public struct BtsnoopParser: Sendable {
         switch (opcode, direction) {
         case (0x1B, .received), (0x1D, .received):
             guard let handle = pdu.uint16LE(at: 1) else { return malformed() }
-            emit(.notification(link: link, handle: handle, value: Array(pdu.bytes(from: 3)), hostMicros: micros))
+            emit(.notification(link: link, handle: handle, value: pdu.bytes(from: 3), hostMicros: micros))
         case (0x23, .received):
             var offset = 1
             while let handle = pdu.uint16LE(at: offset), let length = pdu.uint16LE(at: offset + 2),
                   let value = pdu.bytes(from: offset + 4, count: Int(length)) {
-                emit(.notification(link: link, handle: handle, value: Array(value), hostMicros: micros))
+                emit(.notification(link: link, handle: handle, value: value, hostMicros: micros))
                 offset += 4 + Int(length)
             }
             if offset != pdu.count { malformedPackets += 1 }
         case (0x12, .sent), (0x52, .sent):
             guard let handle = pdu.uint16LE(at: 1) else { return malformed() }
-            emit(.write(link: link, handle: handle, value: Array(pdu.bytes(from: 3)), hostMicros: micros))
+            emit(.write(link: link, handle: handle, value: pdu.bytes(from: 3), hostMicros: micros))
         case (0x02, _):
             guard let mtu = pdu.uint16LE(at: 1) else { return malformed() }
             pendingMTURequests[link] = (mtu, direction)

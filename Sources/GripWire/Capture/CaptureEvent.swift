@@ -35,3 +35,38 @@ public enum CaptureEvent: Sendable, Equatable {
     /// A Write Request (0x12) or Write Command (0x52) sent to the device.
     case write(link: LinkKey, handle: UInt16, value: [UInt8], hostMicros: Int64)
 }
+
+/// A ``CaptureEvent`` whose value bytes are lent by the parser instead of copied into an array.
+///
+/// `BtsnoopParser.feedBorrowing(_:emit:)` hands these out, so a reader that copies a value elsewhere anyway (the
+/// replay's ring slot) costs no allocation per notification; ``event`` is the owned equivalent.
+///
+/// - Important: `value` points into the bytes given to the parser (or into its reassembly buffer) and is valid
+///   only inside the callback that received the event. Copy the bytes, or take ``event``, to keep them.
+@unsafe
+public enum BorrowedCaptureEvent {
+    /// As ``CaptureEvent/connected(link:peer:hostMicros:)``.
+    case connected(link: LinkKey, peer: [UInt8]?, hostMicros: Int64)
+    /// As ``CaptureEvent/disconnected(link:reason:hostMicros:)``.
+    case disconnected(link: LinkKey, reason: UInt8, hostMicros: Int64)
+    /// As ``CaptureEvent/mtuExchanged(link:mtu:hostMicros:)``.
+    case mtuExchanged(link: LinkKey, mtu: UInt16, hostMicros: Int64)
+    /// As ``CaptureEvent/notification(link:handle:value:hostMicros:)``; `value` is valid only during the callback.
+    case notification(link: LinkKey, handle: UInt16, value: UnsafeRawBufferPointer, hostMicros: Int64)
+    /// As ``CaptureEvent/write(link:handle:value:hostMicros:)``; `value` is valid only during the callback.
+    case write(link: LinkKey, handle: UInt16, value: UnsafeRawBufferPointer, hostMicros: Int64)
+
+    /// The same event with its value copied into an array (one allocation for a notification or write).
+    public var event: CaptureEvent {
+        switch self {
+        case .connected(let link, let peer, let micros): .connected(link: link, peer: peer, hostMicros: micros)
+        case .disconnected(let link, let reason, let micros):
+            .disconnected(link: link, reason: reason, hostMicros: micros)
+        case .mtuExchanged(let link, let mtu, let micros): .mtuExchanged(link: link, mtu: mtu, hostMicros: micros)
+        case .notification(let link, let handle, let value, let micros):
+            .notification(link: link, handle: handle, value: Array(value), hostMicros: micros)
+        case .write(let link, let handle, let value, let micros):
+            .write(link: link, handle: handle, value: Array(value), hostMicros: micros)
+        }
+    }
+}

@@ -6,6 +6,7 @@ extension Griptrack {
     /// `griptrack delete <id>`: remove a recording with its samples, freeing its slot.
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a recording with its efforts and samples.",
             discussion: """
                 Frees one of the free plan's 5 slots. Asks for confirmation on a terminal; pass --yes to skip it \

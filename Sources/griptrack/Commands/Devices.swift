@@ -7,6 +7,7 @@ extension Griptrack {
     /// `griptrack devices`: what BlueZ sees, and which of it griptrack supports.
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "devices",
             abstract: "List the Bluetooth devices BlueZ knows, marking the supported ones.",
             discussion: """
                 Lists every device bluetoothd exports: address, name, signal strength (RSSI, only known while \

@@ -8,6 +8,7 @@ extension Griptrack {
     /// `griptrack export` (Pro): recordings with every sample, as CSV or JSON.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export recordings with every sample as CSV or JSON (Pro).",
             discussion: """
                 CSV follows the Tindeq app's layout: a header block of `field,value` lines, an empty line, then \

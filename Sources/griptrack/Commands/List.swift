@@ -6,6 +6,7 @@ extension Griptrack {
     /// `griptrack list`: the stored recordings, newest first.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List stored recordings, newest first.",
             discussion: """
                 The free plan shows the last 5 recordings and says how many older ones are hidden (they are kept, \

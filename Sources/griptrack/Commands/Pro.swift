@@ -4,6 +4,7 @@ extension Griptrack {
     /// `griptrack pro`: the Pro plan — status, manual grants, App Store signed data.
     struct Pro: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pro",
             abstract: "Show or change the Pro plan (status, grant, revoke, import, verify).",
             discussion: """
                 Pro comes from the configuration's [entitlements] bypass (early access), a manual grant \

@@ -6,6 +6,7 @@ extension Griptrack.Pro {
     /// `griptrack pro grant`: a manual Pro override.
     struct Grant: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "grant",
             abstract: "Grant Pro by hand (replaces an earlier grant; written to the audit log).")
 
         @OptionGroup var common: CommonOptions

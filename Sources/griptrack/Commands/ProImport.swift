@@ -7,6 +7,7 @@ extension Griptrack.Pro {
     /// `griptrack pro import`: verifies signed App Store data and stores it.
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Verify App Store signed data and store it (a transaction, renewal info or V2 notification).",
             discussion: """
                 Verifies as `pro verify` does, then applies it with replay protection: data older than what is \

@@ -6,6 +6,7 @@ extension Griptrack.Pro {
     /// `griptrack pro revoke`: removes the manual Pro override.
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Remove the manual Pro grant (nothing is deleted; the free plan hides older recordings).")
 
         @OptionGroup var common: CommonOptions

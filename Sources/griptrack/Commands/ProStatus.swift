@@ -6,6 +6,7 @@ extension Griptrack.Pro {
     /// `griptrack pro status`: the resolver's reason string.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the plan and why (the resolver's reason).")
 
         @OptionGroup var common: CommonOptions

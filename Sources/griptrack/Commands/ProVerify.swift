@@ -6,6 +6,7 @@ extension Griptrack.Pro {
     /// `griptrack pro verify`: checks signed data and prints its payload, changing nothing.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Verify App Store signed data and print its payload, without changing anything.",
             discussion: """
                 Checks a signed transaction, renewal info or App Store Server Notification V2 (a compact JWS, or \

@@ -7,6 +7,7 @@ extension Griptrack {
     /// `griptrack record`: an explicit recording with a live readout, through griptrackd or an in-process daemon.
     struct Record: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "record",
             abstract: "Record a grip session with a live readout.",
             discussion: """
                 Attaches to griptrackd (--socket, default /run/griptrack/griptrack.sock), starts a recording, shows \

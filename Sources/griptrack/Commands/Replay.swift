@@ -10,6 +10,7 @@ extension Griptrack {
     /// `griptrack replay`: a btsnoop capture through the full pipeline.
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "replay",
             abstract: "Replay a btsnoop capture (btmon -w or Android HCI log) through the pipeline.",
             discussion: """
                 Reads the capture, finds the force characteristic (from the capture's GATT discovery, \
@@ -49,12 +50,18 @@ extension Griptrack {
             let collector = save ? RecordingCollector() : nil
             let report: ReplayReport
             do {
-                report = try CaptureReplay.run(
-                    path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value),
-                    timedObserver: { output, hostMicros in
+                // No observer at all when nothing watches (--json, no --save): the consumer then makes no call per
+                // sample for it.
+                var observer: ((StreamOutput, Int64) -> Void)?
+                if live != nil || collector != nil {
+                    observer = { output, hostMicros in
                         live?.show(output)
                         collector?.observe(output, hostMicros: hostMicros)
-                    })
+                    }
+                }
+                report = try CaptureReplay.run(
+                    path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value),
+                    timedObserver: observer)
             } catch {
                 if json {
                     // Scripts read stdout: say what went wrong there too (docs/replay-json.md), not only on stderr.

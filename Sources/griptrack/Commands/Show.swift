@@ -6,6 +6,7 @@ extension Griptrack {
     /// `griptrack show <id>`: one recording's efforts and force curve.
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a recording: its efforts and a force–time plot.",
             discussion: """
                 Prints the recording's summary, a table of its efforts (peak, mean, duration, time to peak, \

@@ -6,6 +6,7 @@ extension Griptrack {
     /// `griptrack simulate`: writes the catalogued synthetic Progressor captures.
     struct Simulate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "simulate",
             abstract: "Write simulated Progressor sessions as btsnoop captures (the replay test fixtures).",
             discussion: """
                 Each catalogued session is rendered deterministically, byte for byte, as btmon or an Android \

@@ -7,6 +7,7 @@ extension Griptrack {
     /// `griptrack stats`: max and average; Pro adds trends and comparisons.
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Show max and average force; Pro adds trends and comparisons.",
             discussion: """
                 Max is the highest effort peak, average the mean of the effort peaks (open efforts left out). On \

@@ -9,6 +9,7 @@ extension Griptrack {
     /// `griptrack status`: the daemon, the device, the recorder and the plan, from griptrackd's STATUS.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show griptrackd's state: device, recording, plan.",
             discussion: """
                 Asks griptrackd (--socket, default /run/griptrack/griptrack.sock) for its status. When the daemon \
