@@ -52,7 +52,7 @@ struct Session {
     /// Number of `.ready` events so far.
     var readyCount: Int { events.all.filter { if case .ready = $0 { true } else { false } }.count }
 
-    func waitForReady(_ count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
+    func waitForReady(_ count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
         await events.waitUntil(timeout: timeout) { events in
             events.filter { if case .ready = $0 { true } else { false } }.count >= count
         }

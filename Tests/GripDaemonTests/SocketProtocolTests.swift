@@ -66,7 +66,7 @@ struct SocketProtocolTests {
         immediate.send("{\"class\":\"WATCH\",\"pace\":\"immediate\"}\n")
         let reply = try #require(try await immediate.read(until: "WATCH").match)
         #expect(reply["pace"] as? String == "immediate")
-        batched.send("{\"class\":\"WATCH\"}\n")  // starts the replay
+        batched.send("{\"class\":\"WATCH\"}\n")  // the immediate watcher's WATCH started the replay
         async let batchedSeen = batched.read(until: "RECORDING", event: "end").seen
         async let immediateSeen = immediate.read(until: "RECORDING", event: "end").seen
         func samples(_ seen: [[String: Any]]) -> (lines: [Int], times: [Double]) {
@@ -75,8 +75,11 @@ struct SocketProtocolTests {
         }
         let slow = samples(try await batchedSeen)
         let fast = samples(try await immediateSeen)
-        #expect(fast.times == slow.times, "both paces carry the same samples in the same order")
+        // The batched watcher may join a little after the replay started (on a loaded machine): from then on both
+        // paces carry the same samples in the same order.
         #expect(fast.times.count == 5272)
+        #expect(slow.times.count > 2_600, "the batched watcher joined more than half a capture late")
+        #expect(Array(fast.times.suffix(slow.times.count)) == slow.times)
         // 2638 notifications of ~2 samples in 6.6 s: batched lines carry ~13 samples (25 a second); immediate ones
         // one notification's, unless the socket thread was busy and a few queued.
         #expect(fast.lines.count > 2 * slow.lines.count, "immediate \(fast.lines.count) lines, batched \(slow.lines.count)")

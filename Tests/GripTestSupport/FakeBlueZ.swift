@@ -120,7 +120,7 @@ public final class FakeBlueZ: @unchecked Sendable {
     /// Calls a control method of the fake.
     @discardableResult
     public func mock(_ member: String, _ arguments: DBusValue...) async throws -> [DBusValue] {
-        try await control.call("org.bluez", "/", "org.freedesktop.DBus.Mock", member, arguments, timeout: .seconds(5))
+        try await control.call("org.bluez", "/", "org.freedesktop.DBus.Mock", member, arguments, timeout: .seconds(30))
     }
 
     /// The fake's writes on a characteristic, as (bytes, type).
@@ -193,7 +193,7 @@ public final class NotificationRecorder: @unchecked Sendable {
     public var hostTimes: [Int64] { lock.withLock { times } }
 
     /// Waits (polling every 10 ms, at most `timeout`) until at least `count` notifications arrived.
-    public func waitFor(count: Int, timeout: Duration = .seconds(5)) async -> [[UInt8]] {
+    public func waitFor(count: Int, timeout: Duration = .seconds(30)) async -> [[UInt8]] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let current = received
@@ -216,7 +216,7 @@ public final class EventRecorder<Event: Sendable>: @unchecked Sendable {
 
     /// Waits (polling every 10 ms, at most `timeout`) until `predicate` holds for the recorded events.
     @discardableResult
-    public func waitUntil(timeout: Duration = .seconds(5), _ predicate: ([Event]) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(30), _ predicate: ([Event]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if predicate(all) { return true }
