@@ -41,6 +41,8 @@ struct CommandLineTests {
               devices                 List the Bluetooth devices BlueZ knows, marking the
                                       supported ones.
               status                  Show griptrackd's state: device, recording, plan.
+              doctor                  Check a recordings database; with --repair, set
+                                      damaged recordings aside.
               simulate                Write simulated Progressor sessions as btsnoop
                                       captures (the replay test fixtures).
 

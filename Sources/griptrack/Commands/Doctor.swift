@@ -6,6 +6,7 @@ extension Griptrack {
     /// `griptrack doctor`: checks a database and sets damaged recordings aside.
     struct Doctor: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "doctor",
             abstract: "Check a recordings database; with --repair, set damaged recordings aside.",
             discussion: """
                 Runs SQLite's integrity check and reads every recording, effort and sample chunk the way the other \
