@@ -105,6 +105,17 @@ extension RecordingStore {
         }
     }
 
+    /// The dates a capture or an import may give a recording: 2000-01-01 up to (not including) 2100-01-01, UTC.
+    public static let plausibleDates = Date(timeIntervalSince1970: 946_684_800)..<Date(timeIntervalSince1970: 4_102_444_800)
+
+    /// Admits only dates inside ``plausibleDates``: dates from a capture or an import are input, and one far out of
+    /// range once made every reader fail.
+    static func requirePlausibleDates(start: Date, end: Date) throws(GripStoreError) {
+        for (date, what) in [(start, "start"), (end, "end")] where !plausibleDates.contains(date) {
+            throw GripStoreError.implausibleDate(date, what: what)
+        }
+    }
+
     // MARK: - Importing signed data
 
     /// Applies verified App Store data to the stored state in one IMMEDIATE transaction: rebuilds the state,

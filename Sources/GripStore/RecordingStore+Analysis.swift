@@ -104,8 +104,6 @@ public struct RecordingStatistics: Sendable, Equatable {
 extension RecordingStore {
     /// Longest device-time span of one stored chunk (as ``ChunkWriter`` commits live).
     static let chunkSpanMicros: Int64 = 500_000
-    /// The dates a capture or an import may give a recording: 2000-01-01 up to (not including) 2100-01-01, UTC.
-    public static let plausibleDates = Date(timeIntervalSince1970: 946_684_800)..<Date(timeIntervalSince1970: 4_102_444_800)
     /// The longest chunk a live commit writes (only samples held through a storage failure come near it).
     static let heldChunkSpanMicros: Int64 = 60_000_000
 
@@ -139,10 +137,7 @@ extension RecordingStore {
         _ db: Database, _ recording: Recording, samples: [StoredSample], draft: RecordingDraft, endedAt: Date,
         owner: ProcessOwner, context: AccessContext, now: Date
     ) throws -> RecordingID {
-        // Dates from a capture or an import are input: one far out of range once made every reader fail.
-        for (date, what) in [(draft.startedAt, "start"), (endedAt, "end")] where !plausibleDates.contains(date) {
-            throw GripStoreError.implausibleDate(date, what: what)
-        }
+        try requirePlausibleDates(start: draft.startedAt, end: endedAt)
         let id = try insertRecording(db, draft, owner: owner) { db, count in
             try admission(db, count: count, context: context, now: now)
         }

@@ -58,6 +58,20 @@ final class DaemonHarness: Sendable {
 
     func connect() throws -> TestClient { try TestClient(path: socketPath) }
 
+    /// A client that has read the greeting line.
+    func greetedClient() async throws -> TestClient {
+        let client = try connect()
+        _ = try await client.readMessage()
+        return client
+    }
+
+    /// A greeted client that has sent WATCH (its reply not yet read); `pace` nil leaves the default.
+    func watcher(pace: String? = nil) async throws -> TestClient {
+        let client = try await greetedClient()
+        client.send(pace.map { "{\"class\":\"WATCH\",\"pace\":\"\($0)\"}\n" } ?? "{\"class\":\"WATCH\"}\n")
+        return client
+    }
+
     /// A new empty directory under /tmp.
     static func makeTemporaryDirectory() throws -> String {
         var template = Array("/tmp/gtd-XXXXXX".utf8CString)

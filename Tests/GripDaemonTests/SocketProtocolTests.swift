@@ -59,11 +59,8 @@ struct SocketProtocolTests {
     @Test("an immediate watcher gets each notification's samples in its own line, the same samples as a batched one")
     func immediatePace() async throws {
         let harness = try await DaemonHarness(speed: 10).started()
-        let batched = try harness.connect()
-        let immediate = try harness.connect()
-        _ = try await batched.readMessage()
-        _ = try await immediate.readMessage()
-        immediate.send("{\"class\":\"WATCH\",\"pace\":\"immediate\"}\n")
+        let batched = try await harness.greetedClient()
+        let immediate = try await harness.watcher(pace: "immediate")
         let reply = try #require(try await immediate.read(until: "WATCH").match)
         #expect(reply["pace"] as? String == "immediate")
         batched.send("{\"class\":\"WATCH\"}\n")  // the immediate watcher's WATCH started the replay
@@ -89,8 +86,7 @@ struct SocketProtocolTests {
     @Test("WATCH with an unknown pace gets ERROR naming the two paces")
     func unknownPace() async throws {
         let harness = try await DaemonHarness(capture: nil).started()
-        let client = try harness.connect()
-        _ = try await client.readMessage()
+        let client = try await harness.greetedClient()
         client.send("{\"class\":\"WATCH\",\"pace\":\"fast\"}\n")
         let error = try #require(try await client.readMessage())
         #expect(error["class"] as? String == "ERROR")
@@ -102,8 +98,7 @@ struct SocketProtocolTests {
     @Test("STATUS reports the device, counters and clients")
     func statusReply() async throws {
         let harness = try await DaemonHarness().started()
-        let client = try harness.connect()
-        _ = try await client.readMessage()
+        let client = try await harness.greetedClient()
         client.send("{\"class\":\"STATUS\"}\n")
         let status = try #require(try await client.readMessage())
         #expect(status["class"] as? String == "STATUS")
@@ -120,8 +115,7 @@ struct SocketProtocolTests {
     @Test("a malformed request gets ERROR and the connection still answers STATUS")
     func malformedRequest() async throws {
         let harness = try await DaemonHarness().started()
-        let client = try harness.connect()
-        _ = try await client.readMessage()
+        let client = try await harness.greetedClient()
         for bad in ["this is not json", "[1,2]", "{\"enable\":true}", "{\"class\":\"WATCH\",\"enable\":\"yes\"}", "{\"class\":\"POKE\"}"] {
             client.send(bad + "\n")
             let reply = try #require(try await client.readMessage())
@@ -136,8 +130,7 @@ struct SocketProtocolTests {
     @Test("a request longer than 4096 bytes gets ERROR, then the daemon closes the connection")
     func oversizedRequest() async throws {
         let harness = try await DaemonHarness().started()
-        let client = try harness.connect()
-        _ = try await client.readMessage()
+        let client = try await harness.greetedClient()
         client.send(String(repeating: "x", count: 5000))
         let reply = try #require(try await client.readMessage())
         #expect(reply["class"] as? String == "ERROR")
@@ -154,9 +147,7 @@ struct SocketProtocolTests {
         let harness = try await DaemonHarness(backlogLimit: 4096).started()
         let stalled = try harness.connect()
         stalled.send("{\"class\":\"WATCH\"}\n")  // starts the replay; never reads again
-        let reader = try harness.connect()
-        _ = try await reader.readMessage()
-        reader.send("{\"class\":\"WATCH\"}\n")
+        let reader = try await harness.watcher()
         let end = try await reader.read(until: "RECORDING", event: "end")
         #expect(end.match != nil)
         #expect(end.seen.contains { $0["class"] as? String == "SAMPLES" })
@@ -176,9 +167,7 @@ struct SocketProtocolTests {
         let harness = try await DaemonHarness(speed: 20, backlogLimit: 32_768, sendBufferBytes: 4096).started()
         let stalled = try harness.connect()
         stalled.send("{\"class\":\"WATCH\"}\n")  // starts the replay; never reads again
-        let reader = try harness.connect()
-        _ = try await reader.readMessage()
-        reader.send("{\"class\":\"WATCH\"}\n")
+        let reader = try await harness.watcher()
         let end = try await reader.read(until: "RECORDING", event: "end")
         #expect(end.match?["efforts"] as? Int == 6)
         reader.send("{\"class\":\"STATUS\"}\n")
@@ -200,9 +189,7 @@ struct SocketProtocolTests {
             .started()
         let silent = try (0..<10).map { _ in try harness.connect() }
         for client in silent { client.send("{\"class\":\"WATCH\"}\n") }  // never read again
-        let reader = try harness.connect()
-        _ = try await reader.readMessage()
-        reader.send("{\"class\":\"WATCH\"}\n")
+        let reader = try await harness.watcher()
         let end = try await reader.read(until: "RECORDING", event: "end")
         #expect(end.match?["efforts"] as? Int == 6, "the reading client missed part of the stream")
         reader.send("{\"class\":\"STATUS\"}\n")
@@ -232,8 +219,7 @@ struct SocketProtocolTests {
     @Test("shutdown closes the connections and removes the socket file")
     func shutdownRemovesSocket() async throws {
         let harness = try await DaemonHarness(capture: nil).started()
-        let client = try harness.connect()
-        _ = try await client.readMessage()
+        let client = try await harness.greetedClient()
         #expect(access(harness.socketPath, F_OK) == 0)
         try await harness.stop()
         #expect(await client.readLine() == nil)

@@ -19,8 +19,7 @@ struct StorageTroubleTests {
         // the failure needs commits after the disk fills.
         let harness = try await DaemonHarness(speed: 1, databasePath: mountPoint + "/griptrack.db", keepsStreamOpen: true)
             .started()
-        let client = try harness.connect()
-        _ = try await client.readMessage()
+        let client = try await harness.greetedClient()
         client.send("{\"class\":\"RECORD\"}\n")
         let id = try #require(try await client.read(until: "RECORD").match?["id"] as? Int)
         client.send("{\"class\":\"WATCH\"}\n")
@@ -34,8 +33,7 @@ struct StorageTroubleTests {
         #expect((failure["problem"] as? String)?.contains("full") == true, "\(failure)")
         #expect(failure["retry_s"] as? Int == 1)
 
-        let status = try harness.connect()
-        _ = try await status.readMessage()
+        let status = try await harness.greetedClient()
         status.send("{\"class\":\"STATUS\"}\n")
         let recorder = try #require(try await status.read(until: "STATUS").match?["recorder"] as? [String: Any])
         #expect((recorder["problem"] as? String)?.contains("full") == true, "\(recorder)")

@@ -149,9 +149,7 @@ struct RecorderLoop {
         logger.notice(
             "The store accepts writes again; held samples committed",
             metadata: ["recorder.committedSamples": "\(held)", "recorder.droppedSamples": "\(dropped)"])
-        recorder.replies.post(.init(
-            target: .watchers,
-            line: ProtocolMessage.recorderStorageRecovered(committedSamples: held, droppedSamples: dropped)))
+        postToWatchers(ProtocolMessage.recorderStorageRecovered(committedSamples: held, droppedSamples: dropped))
         publish()
     }
 
@@ -160,14 +158,12 @@ struct RecorderLoop {
         guard storageTrouble == nil else { return }
         let trouble = StorageTrouble(problem: "\(error)", now: now)
         storageTrouble = trouble
+        let held = heldSampleCount
         logger.error(
             "The store refuses writes; holding the recording's samples in memory and retrying",
-            metadata: ["error": "\(error)", "recorder.heldSamples": "\(heldSampleCount)"])
-        recorder.replies.post(.init(
-            target: .watchers,
-            line: ProtocolMessage.recorderStorageFailed(
-                problem: trouble.problem, heldSamples: heldSampleCount,
-                retrySeconds: Int(trouble.backoff.components.seconds))))
+            metadata: ["error": "\(error)", "recorder.heldSamples": "\(held)"])
+        postToWatchers(ProtocolMessage.recorderStorageFailed(
+            problem: trouble.problem, heldSamples: held, retrySeconds: Int(trouble.backoff.components.seconds)))
         publish()
     }
 
@@ -305,9 +301,9 @@ struct RecorderLoop {
         case .pipeline(let command):
             recorder.control.post(command)
         case .reply(let client, let reply):
-            recorder.replies.post(.init(target: .client(client.id), line: line(for: reply)))
+            self.reply(client, line(for: reply))
         case .report(let report):
-            recorder.replies.post(.init(target: .watchers, line: line(for: report)))
+            postToWatchers(line(for: report))
             log(report)
         case .publish:
             publish()
@@ -526,6 +522,10 @@ struct RecorderLoop {
 
     private func reply(_ client: ClientReference, _ line: String) {
         recorder.replies.post(.init(target: .client(client.id), line: line))
+    }
+
+    private func postToWatchers(_ line: String) {
+        recorder.replies.post(.init(target: .watchers, line: line))
     }
 
     /// The wall-clock time of a stream instant, from the newest sample's arrival.

@@ -120,45 +120,38 @@ private struct ReportJSONWriter {
     // MARK: - JSON
 
     private mutating func object(_ members: [Member]) {
-        bytes.append(UInt8(ascii: "{"))
-        bytes.append(0x0A)
-        indent += 1
-        var first = true
-        for member in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            if !first {
-                bytes.append(UInt8(ascii: ","))
-                bytes.append(0x0A)
-            }
-            first = false
-            writeIndent()
-            string(member.key)
-            bytes.append(contentsOf: " : ".utf8)
-            member.value(&self)
+        let sorted = members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
+        container(open: "{", close: "}", sorted) { writer, member in
+            writer.string(member.key)
+            writer.bytes.append(contentsOf: " : ".utf8)
+            member.value(&writer)
         }
-        bytes.append(0x0A)
-        indent -= 1
-        writeIndent()
-        bytes.append(UInt8(ascii: "}"))
     }
 
     private mutating func array<Element>(_ elements: [Element], _ write: (inout ReportJSONWriter, Element) -> Void) {
-        bytes.append(UInt8(ascii: "["))
+        container(open: "[", close: "]", elements, write)
+    }
+
+    /// The layout both containers share: one element per line, indented, comma-separated.
+    private mutating func container<Element>(
+        open: Unicode.Scalar, close: Unicode.Scalar, _ elements: [Element],
+        _ write: (inout ReportJSONWriter, Element) -> Void
+    ) {
+        bytes.append(UInt8(ascii: open))
         bytes.append(0x0A)
         indent += 1
-        var first = true
-        for element in elements {
-            if !first {
+        for (index, element) in elements.enumerated() {
+            if index > 0 {
                 bytes.append(UInt8(ascii: ","))
                 bytes.append(0x0A)
             }
-            first = false
             writeIndent()
             write(&self, element)
         }
         bytes.append(0x0A)
         indent -= 1
         writeIndent()
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(UInt8(ascii: close))
     }
 
     private mutating func writeIndent() {
