@@ -53,6 +53,7 @@ extension RecordingStore {
         )
         try record.insert(db)
         guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
+        try OutboxChange.recording(RecordingID(rawValue: id)).record(db)
         return RecordingID(rawValue: id)
     }
 
@@ -94,6 +95,7 @@ extension RecordingStore {
             if let hand { record.hand = hand }
             if let label { record.label = label }
             try record.update(db)
+            try OutboxChange.recording(id).record(db)
         }
     }
 
@@ -128,6 +130,7 @@ extension RecordingStore {
         for effort in efforts {
             try EffortRecord(recording: recording, effort: effort).insert(db)
         }
+        try OutboxChange.recording(recording).record(db)
     }
 
     static func fetchRecording(_ db: Database, _ id: RecordingID) throws -> RecordingRecord {
@@ -164,6 +167,7 @@ extension RecordingStore {
                 record.endedAt = record.lastCommitAt ?? record.startedAt
                 record.owner = nil
                 try record.update(db)
+                try OutboxChange.recording(RecordingID(rawValue: record.id ?? -1)).record(db)
                 recovered.append(RecordingID(rawValue: record.id ?? -1))
             }
             return recovered
@@ -289,6 +293,7 @@ extension RecordingStore {
             if record.state == .recording, let token = record.owner, ProcessOwner.isAlive(token) {
                 throw GripStoreError.recordingInProgress(id)
             }
+            try OutboxChange.deleted(id).record(db)
             return try record.delete(db)
         }
     }

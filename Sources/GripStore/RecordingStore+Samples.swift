@@ -114,6 +114,7 @@ extension RecordingStore {
             sequence += 1
             start = end
         }
+        if sequence > firstSequence { try OutboxChange.chunks(id, firstSequence...(sequence - 1)).record(db) }
         return sequence - firstSequence
     }
 }
