@@ -89,7 +89,7 @@ var package = Package(
         .target(
             name: "GripSync",
             dependencies: [
-                "GripStore", "GripEntitlements", "GripAnalysis",
+                "GripStore", "GripEntitlements",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
