@@ -92,6 +92,8 @@ var package = Package(
                 "GripStore", "GripEntitlements",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // griptrackd's sync service.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSwift
         ),
@@ -181,7 +183,7 @@ var package = Package(
         // Against a throwaway PostgreSQL 15 cluster the suite starts itself (docs/sync.md, "Tests").
         .testTarget(
             name: "GripSyncTests",
-            dependencies: ["GripSync", "GripStore", "GripEntitlements",
+            dependencies: ["GripSync", "GripStore", "GripEntitlements", "GripAnalysis",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift

@@ -13,6 +13,17 @@ public struct SyncURL: Sendable, Equatable {
     /// `disable`, `prefer` (the default) or `require`.
     public var sslMode: String
 
+    /// Creates a URL value.
+    /// - Parameters: See the properties.
+    public init(user: String, password: String?, host: String, port: Int, database: String, sslMode: String) {
+        self.user = user
+        self.password = password
+        self.host = host
+        self.port = port
+        self.database = database
+        self.sslMode = sslMode
+    }
+
     /// The TLS modes `sslmode` accepts.
     public static let sslModes = ["disable", "prefer", "require"]
 

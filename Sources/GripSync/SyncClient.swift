@@ -42,9 +42,9 @@ public struct SyncClient: Sendable {
         from store: RecordingStore, context: AccessContext, now: Date = Date(),
         progress: (PushProgress) -> Void = { _ in }
     ) async throws(SyncError) -> PushSummary {
-        do {
+        do throws(SyncError) {
             let summary = try await pushUnrecorded(from: store, context: context, now: now, progress: progress)
-            do {
+            do throws(GripStoreError) {
                 if summary.rows == 0 { try store.recordSyncSuccess() }
             } catch {
                 throw SyncError.store(error)
@@ -65,7 +65,7 @@ public struct SyncClient: Sendable {
             var summary = PushSummary()
             while true {
                 let entries: [OutboxEntry]
-                do {
+                do throws(GripStoreError) {
                     entries = try store.pendingOutbox(limit: settings.batchSize)
                 } catch {
                     throw .store(error)
@@ -82,7 +82,7 @@ public struct SyncClient: Sendable {
                     throw SyncError(error, operation: "apply a batch of \(plan.rows) outbox rows")
                 }
                 // After the commit, never before: a crash here re-sends the batch, which the upserts absorb.
-                do {
+                do throws(GripStoreError) {
                     try store.acknowledgeOutbox(upTo: plan.lastID)
                 } catch {
                     throw .store(error)
@@ -116,14 +116,16 @@ public struct SyncClient: Sendable {
     /// - Returns: The rows, each naming the device that recorded it.
     /// - Throws: ``SyncError``.
     public func recordingsEverywhere(limit: Int? = nil) async throws(SyncError) -> [RemoteRecording] {
-        try await withConnection { connection throws(SyncError) in
+        let rowLimit = Int64(limit.map { max(0, $0) } ?? Int(Int32.max))
+        let account = settings.account
+        return try await withConnection { connection throws(SyncError) in
             do {
-                let rows = try await connection.query(
+                let rows: PostgresRowSequence = try await connection.query(
                     """
                     SELECT uuid, device_name, started_at, ended_at, device, profile, hand, label, state,
                            sample_count, effort_count, max_kg, average_kg
-                    FROM recordings WHERE account = \(settings.account)
-                    ORDER BY started_at DESC, uuid LIMIT \(Int64(limit.map { max(0, $0) } ?? Int(Int32.max)))
+                    FROM recordings WHERE account = \(account)
+                    ORDER BY started_at DESC, uuid LIMIT \(rowLimit)
                     """, logger: logger)
                 var result: [RemoteRecording] = []
                 for try await row in rows.decode(

@@ -57,7 +57,7 @@ struct OutboxTests {
         #expect(try store.recordingCount() == 0)
         #expect(try store.manualOverride() == nil)
         try store.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
-        try store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        _ = try store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
         #expect(try store.pendingOutbox(limit: 10).count == 1)
     }
 
@@ -82,7 +82,7 @@ struct OutboxTests {
     func acknowledge() throws {
         let fixture = try StoreFixture(.memory)
         let store = fixture.store
-        for minute in 0..<3 { try store.beginRecording(Fixtures.draft(minutes: minute), admission: Fixtures.admitAll) }
+        for minute in 0..<3 { _ = try store.beginRecording(Fixtures.draft(minutes: minute), admission: Fixtures.admitAll) }
         let rows = try store.pendingOutbox(limit: 2)
         #expect(try store.acknowledgeOutbox(upTo: rows[1].id) == 2)
         #expect(try store.pendingOutbox(limit: 10).map(\.id) == [rows[1].id + 1])

@@ -9,9 +9,9 @@ extension SyncClient {
     func count(_ sql: String) async throws -> Int {
         try await withConnection { connection throws(SyncError) in
             do {
-                for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-                    .decode(Int64.self)
-                {
+                let rows: PostgresRowSequence = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                for try await value in rows.decode(Int64?.self) {
+                    guard let value else { return 0 }
                     return Int(value)
                 }
                 return 0
@@ -25,7 +25,7 @@ extension SyncClient {
         try await withConnection { connection throws(SyncError) in
             do {
                 var result: [(uuid: UUID, chunk: RawSampleChunk)] = []
-                let rows = try await connection.query(
+                let rows: PostgresRowSequence = try await connection.query(
                     """
                     SELECT recording_uuid, sequence, encoding, first_micros, sample_count, samples
                     FROM sample_chunks ORDER BY recording_uuid, sequence

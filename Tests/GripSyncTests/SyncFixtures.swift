@@ -5,7 +5,7 @@ import Logging
 @testable import GripSync
 
 /// One simulated Pi: a store in a temporary file and a client for a device name.
-final class Pi {
+final class Pi: Sendable {
     let directory: URL
     let store: RecordingStore
     let client: SyncClient
