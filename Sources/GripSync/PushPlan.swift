@@ -4,8 +4,8 @@ import GripStore
 /// One outbox batch turned into what the server must apply, in outbox order: recordings to upsert (with the chunks
 /// the batch names), tombstones, and subscription events. Built from the store's current state, so re-planning a
 /// batch that failed gives the same (or a newer) picture, never an older one.
-struct PushPlan {
-    enum Item {
+struct PushPlan: Sendable {
+    enum Item: Sendable {
         /// Upsert this recording and its efforts, then insert these chunks.
         case recording(SyncRecording, chunks: [RawSampleChunk], updatedAt: Date)
         /// The recording was deleted on this device.

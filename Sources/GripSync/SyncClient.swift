@@ -71,16 +71,13 @@ public struct SyncClient: Sendable {
                     throw .store(error)
                 }
                 guard !entries.isEmpty else { break }
-                let plan = try PushPlan(entries, store: store)
-                do {
-                    try await connection.withTransaction(logger: logger) { connection in
-                        try await ServerWrites.apply(
-                            plan, account: settings.account, deviceName: settings.deviceName, on: connection,
-                            logger: logger)
-                    }
-                } catch {
-                    throw SyncError(error, operation: "apply a batch of \(plan.rows) outbox rows")
+                // A server that went away between batches (restart, failover) closes the connection; a query sent
+                // on it then may never be answered, so stop here and let the next push reconnect.
+                guard !connection.isClosed else {
+                    throw .server(operation: "send the next batch", detail: "the server closed the connection")
                 }
+                let plan = try PushPlan(entries, store: store)
+                try await applyWithDeadline(plan, on: connection)
                 // After the commit, never before: a crash here re-sends the batch, which the upserts absorb.
                 do throws(GripStoreError) {
                     try store.acknowledgeOutbox(upTo: plan.lastID)
@@ -92,6 +89,39 @@ public struct SyncClient: Sendable {
                 progress(PushProgress(summary: summary, pendingAfter: (try? store.syncStatus().pendingRows) ?? 0))
             }
             return summary
+        }
+    }
+
+    /// Applies one batch in one transaction. If the server does not answer within ``SyncSettings/batchTimeout``,
+    /// the connection is closed (which fails the transaction: nothing of the batch is kept) and the push fails.
+    private func applyWithDeadline(_ plan: PushPlan, on connection: PostgresConnection) async throws(SyncError) {
+        let settings = settings
+        let logger = logger
+        do {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await connection.withTransaction(logger: logger) { connection in
+                        try await ServerWrites.apply(
+                            plan, account: settings.account, deviceName: settings.deviceName, on: connection,
+                            logger: logger)
+                    }
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: settings.batchTimeout)
+                    try? await connection.close()
+                    return false
+                }
+                let finished = try await group.next() ?? false
+                group.cancelAll()
+                if !finished {
+                    throw SyncError.server(
+                        operation: "apply a batch of \(plan.rows) outbox rows",
+                        detail: "no answer within \(settings.batchTimeout); the connection was closed")
+                }
+            }
+        } catch {
+            throw SyncError(error, operation: "apply a batch of \(plan.rows) outbox rows")
         }
     }
 

@@ -59,26 +59,35 @@ final class PostgresCluster: Sendable {
     }
 
     /// Runs a command (as `postgres` when this process is root), failing with its output.
+    ///
+    /// posix_spawn and waitpid rather than Foundation's Process: `pg_ctl start` leaves the server running with
+    /// descriptors it inherited, and Process's completion wait (pipes, run loop) did not return while it ran.
     private static func run(_ arguments: [String], asPostgres: Bool) throws {
-        let process = Process()
-        if asPostgres && getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--"] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: arguments[0])
-            process.arguments = Array(arguments.dropFirst())
+        let command = asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("gt-pg-out-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw Failure(description: "cannot start \(command[0]): \(String(cString: strerror(spawned)))")
         }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             throw Failure(
-                description: "\(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
-                    + String(decoding: bytes, as: UTF8.self))
+                description: "\(command.joined(separator: " ")) "
+                    + (exited ? "exited \(code)" : "was killed by signal \(status & 0x7f)") + ": " + output)
         }
     }
 }

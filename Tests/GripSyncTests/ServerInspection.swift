@@ -9,7 +9,8 @@ extension SyncClient {
     func count(_ sql: String) async throws -> Int {
         try await withConnection { connection throws(SyncError) in
             do {
-                let rows: PostgresRowSequence = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                let rows: PostgresRowSequence = try await connection.query(
+                    PostgresQuery(unsafeSQL: "SELECT (\(sql))::bigint"), logger: logger)
                 for try await value in rows.decode(Int64?.self) {
                     guard let value else { return 0 }
                     return Int(value)
