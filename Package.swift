@@ -116,7 +116,7 @@ var package = Package(
             name: "GripDaemon",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripBlueZ", "GripConfig",
-                "GripStore", "GripEntitlements",
+                "GripStore", "GripEntitlements", "GripSync",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

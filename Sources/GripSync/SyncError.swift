@@ -34,8 +34,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The sync database has schema version \(server), newer than this griptrack knows (\(known)). "
                 + "Upgrade griptrack on this device."
         case .server(let operation, let detail):
-            return "PostgreSQL failed to \(operation) (\(detail)). Nothing of this batch was kept on the server; it is "
-                + "sent again on the next try."
+            return "PostgreSQL failed to \(operation) (\(detail)). It ran in one transaction, so nothing of it was kept "
+                + "on the server; the outbox is sent again on the next try."
         case .store(let error):
             return error.description
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripConfig
+import GripDaemon
 import GripSync
 import Logging
 
@@ -9,26 +10,19 @@ enum SyncSetup {
     /// The client for this configuration. Exits 5 naming the key when `[sync]` lacks `url` or `account`, or the
     /// password file cannot be used.
     static func client(_ config: GriptrackConfig) throws -> SyncClient {
-        let file = config.path ?? GriptrackConfig.defaultPath
-        guard let url = config.sync.url else {
-            throw CLIExit.invalidInput.fail("\(SyncError.notConfigured(missing: "url")) (\(file))")
-        }
-        guard let account = config.sync.account else {
-            throw CLIExit.invalidInput.fail("\(SyncError.notConfigured(missing: "account")) (\(file))")
-        }
-        let password: String?
+        var logger = Logger(label: "griptrack.sync")
+        logger.logLevel = .warning
+        let sync: DaemonSync?
         do {
-            password = try config.syncPassword()
+            sync = try DaemonSync.from(config, logger: logger)
         } catch {
             throw CLIExit.invalidInput.fail("invalid configuration: \(error)")
         }
-        let endpoint = SyncEndpoint(
-            host: url.host, port: url.port, user: url.user, password: password, database: url.database,
-            tls: SyncEndpoint.TLSMode(rawValue: url.sslMode) ?? .prefer, caFile: config.syncCAPath)
-        let device = config.sync.deviceName ?? ProcessInfo.processInfo.hostName
-        var logger = Logger(label: "griptrack.sync")
-        logger.logLevel = .warning
-        return SyncClient(settings: SyncSettings(endpoint: endpoint, account: account, deviceName: device), logger: logger)
+        guard let sync else {
+            throw CLIExit.invalidInput.fail(
+                "\(SyncError.notConfigured(missing: "url")) (\(config.path ?? GriptrackConfig.defaultPath))")
+        }
+        return sync.client
     }
 
     /// The exit for a sync failure: 3 when Pro is missing, 1 otherwise (the outbox is kept either way).
