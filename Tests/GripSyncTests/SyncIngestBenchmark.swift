@@ -13,7 +13,7 @@ import Testing
 ///   at a time, as a server would see a fleet): samples/s over the wall time of the pushes, and bytes per sample
 ///   of `sample_chunks` on the server (table, TOAST and index).
 /// - `latency`: a 10 s recording finished, pushed and visible in `list --everywhere`, 50 times: p50 and p99.
-@Suite("Sync ingest benchmark", .enabled(if: ProcessInfo.processInfo.environment["GRIPTRACK_BENCH_SYNC"] == "1"))
+@Suite("Sync ingest benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["GRIPTRACK_BENCH_SYNC"] == "1"))
 struct SyncIngestBenchmark {
     static func setting(_ name: String, _ fallback: Int) -> Int {
         ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? fallback
@@ -61,6 +61,30 @@ struct SyncIngestBenchmark {
             + String(format: "%.3f", seconds) + " samples_per_s=" + String(format: "%.0f", Double(total) / seconds)
             + " server_bytes_per_sample=" + String(format: "%.2f", Double(bytes) / Double(total))
             + " blob_bytes_per_sample=" + String(format: "%.2f", Double(blob) / Double(total)))
+    }
+
+    @Test("catch-up after a week offline: one Pi, seven hour-long sessions, pushed from scratch")
+    func catchUp() async throws {
+        let cluster = try PostgresCluster()
+        let pi = try Pi(cluster: cluster, device: "pi-offline")
+        let samples = Self.signal(count: 60 * 60 * 80)
+        let recording = Recording(startMicros: 0, endMicros: samples.last?.micros ?? 0, efforts: [], falseStartsDropped: 0)
+        for day in 0..<7 {
+            let draft = RecordingDraft(
+                uuid: UUID(), startedAt: SyncFixtures.date(minutes: day * 24 * 60), device: "F4:12:FA:01:02:03",
+                profile: "Tindeq Progressor", hand: .right, label: nil)
+            _ = try pi.store.saveRecording(
+                recording, samples: samples, draft: draft, endedAt: draft.startedAt.addingTimeInterval(3600),
+                context: AccessContext(bypass: true), now: Date())
+        }
+        try await pi.client.migrate()
+        let started = ContinuousClock.now
+        let summary = try await pi.push()
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        #expect(summary.samples == 7 * samples.count)
+        print("BENCH catchup samples=\(summary.samples) seconds=" + String(format: "%.3f", seconds)
+            + " samples_per_s=" + String(format: "%.0f", Double(summary.samples) / seconds))
     }
 
     @Test("time from a recording's end to visible on the server")
