@@ -27,6 +27,12 @@ enum ServerWrites {
                 guard owned else { continue }
                 try await replaceEfforts(recording, on: connection, logger: logger)
                 try await insertChunks(chunks, of: recording.row.uuid, on: connection, logger: logger)
+                // Chunks beyond the device's count were cut off there since (a trimmed tail): drop them here too.
+                try await connection.query(
+                    """
+                    DELETE FROM sample_chunks
+                    WHERE recording_uuid = \(recording.row.uuid) AND sequence >= \(Int32(clamping: recording.chunkCount))
+                    """, logger: logger)
             case .tombstone(let uuid, let deletedAt):
                 try await connection.query(
                     """
@@ -109,7 +115,8 @@ enum ServerWrites {
         }
     }
 
-    /// Chunks never change once committed, so a chunk already on the server is skipped (a re-sent batch).
+    /// A chunk already on the server with the same bytes is left alone (a re-sent batch); one whose bytes differ
+    /// was rewritten on the device (a trimmed tail) and is replaced.
     private static func insertChunks(
         _ chunks: [RawSampleChunk], of uuid: UUID, on connection: PostgresConnection, logger: Logger
     ) async throws {
@@ -128,7 +135,10 @@ enum ServerWrites {
                 SELECT \(uuid), s, e, f, c, b
                 FROM unnest(\(sequences)::integer[], \(encodings)::smallint[], \(firsts)::bigint[],
                             \(counts)::integer[], \(blobs)::bytea[]) AS chunk (s, e, f, c, b)
-                ON CONFLICT (recording_uuid, sequence) DO NOTHING
+                ON CONFLICT (recording_uuid, sequence) DO UPDATE SET
+                    encoding = EXCLUDED.encoding, first_micros = EXCLUDED.first_micros,
+                    sample_count = EXCLUDED.sample_count, samples = EXCLUDED.samples
+                WHERE sample_chunks.samples IS DISTINCT FROM EXCLUDED.samples
                 """, logger: logger)
         }
     }

@@ -124,11 +124,14 @@ public struct RawSampleChunk: Sendable, Equatable {
 public struct SyncRecording: Sendable, Equatable {
     public var row: RecordingRow
     public var efforts: [StoredEffort]
+    /// Chunks stored (sequences 0 ..< chunkCount, without gaps): the server drops any it holds beyond these.
+    public var chunkCount: Int
 
     /// Creates a value (the store makes these).
     /// - Parameters: See the properties.
-    public init(row: RecordingRow, efforts: [StoredEffort]) {
+    public init(row: RecordingRow, efforts: [StoredEffort], chunkCount: Int) {
         self.row = row
         self.efforts = efforts
+        self.chunkCount = chunkCount
     }
 }

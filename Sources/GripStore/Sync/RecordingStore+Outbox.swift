@@ -105,13 +105,18 @@ extension RecordingStore {
     /// - Returns: The row and efforts, or `nil` when it was deleted since.
     /// - Throws: An SQLite error.
     public func syncRecording(uuid: UUID) throws(GripStoreError) -> SyncRecording? {
-        let id = try read("read a recording for sync") { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM recording WHERE uuid = ?", arguments: [uuid.uuidString.lowercased()])
+        let found = try read("read a recording for sync") { db -> (id: Int64, chunks: Int)? in
+            guard let id = try Int64.fetchOne(
+                db, sql: "SELECT id FROM recording WHERE uuid = ?", arguments: [uuid.uuidString.lowercased()])
+            else { return nil }
+            let chunks = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM sampleChunk WHERE recordingId = ?", arguments: [id]) ?? 0
+            return (id, chunks)
         }
-        guard let id else { return nil }
-        let recordingID = RecordingID(rawValue: id)
+        guard let found else { return nil }
+        let recordingID = RecordingID(rawValue: found.id)
         guard let row = try recording(recordingID) else { return nil }
-        return SyncRecording(row: row, efforts: try efforts(of: recordingID))
+        return SyncRecording(row: row, efforts: try efforts(of: recordingID), chunkCount: found.chunks)
     }
 
     /// Stored chunks of a recording, bytes as stored.
