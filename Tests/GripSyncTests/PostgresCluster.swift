@@ -60,10 +60,15 @@ final class PostgresCluster: Sendable {
 
     /// Runs a command (as `postgres` when this process is root), failing with its output.
     ///
-    /// posix_spawn and waitpid rather than Foundation's Process: `pg_ctl start` leaves the server running with
-    /// descriptors it inherited, and Process's completion wait (pipes, run loop) did not return while it ran.
+    /// posix_spawn and waitpid rather than Foundation's Process: `pg_ctl start` leaves the server running, and it
+    /// must inherit no descriptor but its output file (Process's completion wait did not return while it ran).
     private static func run(_ arguments: [String], asPostgres: Bool) throws {
-        let command = asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
+        // Nothing of this process but the output file may leak into the server that `pg_ctl start` leaves running:
+        // other tests' pipes and sockets held open by it would never see their end of file (glibc's closefrom
+        // action for posix_spawn is not visible to Swift, so bash closes every descriptor above 2 before exec).
+        let closeAndExec = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec \"$@\""
+        let command = ["/bin/bash", "-c", closeAndExec, "bash"]
+            + (asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments)
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("gt-pg-out-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -77,7 +82,7 @@ final class PostgresCluster: Sendable {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
         guard spawned == 0 else {
-            throw Failure(description: "cannot start \(command[0]): \(String(cString: strerror(spawned)))")
+            throw Failure(description: "cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -86,7 +91,7 @@ final class PostgresCluster: Sendable {
         guard exited && code == 0 else {
             let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             throw Failure(
-                description: "\(command.joined(separator: " ")) "
+                description: "\(arguments.joined(separator: " ")) "
                     + (exited ? "exited \(code)" : "was killed by signal \(status & 0x7f)") + ": " + output)
         }
     }
