@@ -40,6 +40,7 @@ var package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -83,6 +84,19 @@ var package = Package(
             dependencies: ["GripEntitlements", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift
         ),
+        // Cross-device sync: the SQLite outbox → PostgreSQL, and reads of the account's recordings back. The only target
+        // that imports PostgresNIO (docs/sync.md).
+        .target(
+            name: "GripSync",
+            dependencies: [
+                "GripStore", "GripEntitlements",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                // griptrackd's sync service.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "griptrack",
             dependencies: [
@@ -92,6 +106,8 @@ var package = Package(
                 "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
                 // import: the Tindeq app's exports; a repeaters bundle is a zip.
                 "GripImport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // sync, list --everywhere.
+                "GripSync",
             ],
             swiftSettings: strictSwift
         ),
@@ -100,7 +116,7 @@ var package = Package(
             name: "GripDaemon",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripBlueZ", "GripConfig",
-                "GripStore", "GripEntitlements",
+                "GripStore", "GripEntitlements", "GripSync",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -164,7 +180,15 @@ var package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSwift
         ),
-            // End-to-end tests of the built `griptrack` binary (the test target depends on it so SwiftPM builds it).
+        // Against a throwaway PostgreSQL 15 cluster the suite starts itself (docs/sync.md, "Tests").
+        .testTarget(
+            name: "GripSyncTests",
+            dependencies: ["GripSync", "GripStore", "GripEntitlements", "GripAnalysis",
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift
+        ),
+        // End-to-end tests of the built `griptrack` binary (the test target depends on it so SwiftPM builds it).
         .testTarget(
             name: "GriptrackCLITests",
             dependencies: ["griptrack", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ", "GripWire",

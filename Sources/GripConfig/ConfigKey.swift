@@ -111,7 +111,53 @@ struct ConfigKey: Sendable {
             }
             config.recording.sessionGapSeconds = seconds
         },
+        ConfigKey(section: "sync", name: "url") { config, value throws(Problem) in
+            switch SyncURL.parse(try string(value)) {
+            case .success(let url): config.sync.url = url
+            case .failure(let problem): throw problem
+            }
+        },
+        ConfigKey(section: "sync", name: "ca_file") { config, value throws(Problem) in
+            config.sync.caFile = try nonEmpty(value, "a PEM file path such as \"/etc/griptrack/sync-ca.pem\"")
+        },
+        ConfigKey(section: "sync", name: "password_file") { config, value throws(Problem) in
+            config.sync.passwordFile = try nonEmpty(value, "a file path such as \"/etc/griptrack/sync-password\"")
+        },
+        ConfigKey(section: "sync", name: "device_name") { config, value throws(Problem) in
+            config.sync.deviceName = try name(value, "this device's name, e.g. \"gym-board-2\"")
+        },
+        ConfigKey(section: "sync", name: "account") { config, value throws(Problem) in
+            config.sync.account = try name(value, "the account the recordings belong to, e.g. \"crag-gym\"")
+        },
+        ConfigKey(section: "sync", name: "interval_seconds") { config, value throws(Problem) in
+            let seconds: Double? = switch value.type {
+            case .int: value.int.map(Double.init)
+            case .double: value.double
+            default: nil
+            }
+            guard let seconds, seconds.isFinite, seconds >= 1 else {
+                throw Problem(text: "expected a number of seconds ≥ 1, e.g. 60, got \(describe(value))")
+            }
+            config.sync.intervalSeconds = seconds
+        },
     ]
+
+    private static func nonEmpty(_ value: any TOMLValueConvertible, _ expected: String) throws(Problem) -> String {
+        let text = try string(value)
+        guard !text.isEmpty else { throw Problem(text: "expected \(expected), got \"\"") }
+        return text
+    }
+
+    /// 1–64 printable characters without spaces at either end (they label rows on the server).
+    private static func name(_ value: any TOMLValueConvertible, _ expected: String) throws(Problem) -> String {
+        let text = try string(value)
+        guard (1...64).contains(text.count), text.trimmingCharacters(in: .whitespaces) == text,
+            !text.contains(where: { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) })
+        else {
+            throw Problem(text: "expected \(expected) (1 to 64 characters, no surrounding spaces), got \"\(text)\"")
+        }
+        return text
+    }
 
     /// `AA:BB:CC:DD:EE:FF`: six pairs of hex digits separated by colons (either case).
     static func isBluetoothAddress(_ text: String) -> Bool {

@@ -19,6 +19,8 @@ public struct GriptrackConfig: Sendable, Equatable {
     public var device = Device()
     /// `[recording]`
     public var recording = Recording()
+    /// `[sync]`
+    public var sync = Sync()
     /// The file it was read from; `nil` for the built-in defaults.
     public var path: String?
 
@@ -75,6 +77,22 @@ public struct GriptrackConfig: Sendable, Equatable {
         public static let maxSessionGapSeconds: Double = 604_800
     }
 
+    /// `[sync]`: the PostgreSQL database recordings and the subscription mirror are pushed to (docs/sync.md).
+    public struct Sync: Sendable, Equatable {
+        /// `url`: the server; `nil` = sync is not configured.
+        public var url: SyncURL?
+        /// `ca_file`: PEM CA certificate for TLS; relative to the configuration file's directory.
+        public var caFile: String?
+        /// `password_file`: a file holding the password (its first line); must not be group- or world-readable.
+        public var passwordFile: String?
+        /// `device_name`: this device, unique within the account; default: the host name.
+        public var deviceName: String?
+        /// `account`: whose recordings these are.
+        public var account: String?
+        /// `interval_seconds`: how often griptrackd pushes.
+        public var intervalSeconds: Double = 60
+    }
+
     /// The built-in defaults (no file).
     public init() {}
 
@@ -99,6 +117,7 @@ public struct GriptrackConfig: Sendable, Equatable {
         }
         var config = try parse(text, file: path)
         config.path = path
+        try config.checkSyncFiles(lines: KeyLines(text))
         return config
     }
 

@@ -3,6 +3,7 @@ import Glibc
 import GripAnalysis
 import GripStore
 import GripStream
+import GripSync
 import GripWire
 import Logging
 import ServiceLifecycle
@@ -117,9 +118,17 @@ public final class Daemon: Sendable {
         let notifier = SystemdNotifier(
             environment: environment, readyStatus: "Listening on \(configuration.socketPath)", logger: logger)
 
-        // Reverse order on shutdown: notifier, source, pipeline, recorder, reader, server.
+        // Sync only reads the store (and acknowledges its outbox), on its own task: recording never waits for it.
+        var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]
+        if let sync = configuration.sync {
+            services.append(
+                SyncService(
+                    client: sync.client, store: store, context: configuration.access, interval: sync.interval,
+                    logger: logger))
+        }
+        // Reverse order on shutdown: sync, notifier, source, pipeline, recorder, reader, server.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [server, reader, recorder, pipeline, source, notifier].map {
+            services: services.map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
             },
             logger: logger)

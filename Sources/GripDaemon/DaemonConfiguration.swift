@@ -48,6 +48,10 @@ public struct DaemonConfiguration: Sendable {
     /// `[app_store]` section.
     public var file = GriptrackConfig()
 
+    /// `[sync]`: when set, a sync service pushes the database's outbox every interval (griptrackd sets it; the
+    /// CLI's in-process daemon does not, `griptrack sync` pushes its database).
+    public var sync: DaemonSync? = nil
+
     /// Rewrites a peer's user id and groups before authorization: `(uid, gids) -> (uid, gids)`.
     public typealias PeerOverride = @Sendable (UInt32, [UInt32]) -> (UInt32, [UInt32])
     /// Tests only: what the daemon believes about every peer (refusing a user outside the groups needs a second

@@ -178,6 +178,44 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE effort ADD COLUMN isOpenStart BOOLEAN NOT NULL DEFAULT 0")
         }
 
+        // Cross-device sync (docs/sync.md): every store change appends a row here in its own transaction; the sync
+        // client ships rows in id order and deletes them once PostgreSQL has committed them. Rows name what changed
+        // (a recording by UUID, a range of its chunks, a tombstone, an entitlement change); the data is read from
+        // the store when the row is shipped, so a re-sent row carries the current state. `syncStatus` keeps the
+        // last success and failure for `griptrack sync status`.
+        migrator.registerMigration("v4 sync outbox") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE syncOutbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL CHECK (kind IN ('recording', 'chunks', 'deleted', 'entitlement')),
+                        recordingUUID TEXT,
+                        firstSequence INTEGER,
+                        lastSequence INTEGER,
+                        payload TEXT,
+                        at DATETIME NOT NULL
+                    );
+
+                    CREATE TABLE syncStatus (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        lastSuccessAt DATETIME,
+                        lastErrorAt DATETIME,
+                        lastError TEXT,
+                        rowsSent INTEGER NOT NULL DEFAULT 0
+                    );
+
+                    -- What was stored before sync existed goes out on the first sync too: each recording's summary
+                    -- and all of its chunks.
+                    INSERT INTO syncOutbox (kind, recordingUUID, firstSequence, lastSequence, at)
+                        SELECT CASE WHEN COUNT(sampleChunk.sequence) = 0 THEN 'recording' ELSE 'chunks' END,
+                               recording.uuid, MIN(sampleChunk.sequence), MAX(sampleChunk.sequence),
+                               recording.startedAt
+                        FROM recording LEFT JOIN sampleChunk ON sampleChunk.recordingId = recording.id
+                        GROUP BY recording.id ORDER BY recording.id;
+                    """
+            )
+        }
+
         return migrator
     }
 }

@@ -176,6 +176,9 @@ extension RecordingStore {
                     note: after.reason, expiresAt: after.expires)
                 try audit.insert(db)
             }
+            if result.events.contains(where: { $0.disposition == .applied }) {
+                try OutboxChange.entitlement(event: "App Store data imported").record(db, at: now)
+            }
             return SignedDataImport(events: result.events, before: before, after: after)
         }
     }

@@ -21,6 +21,7 @@ extension RecordingStore {
                 note: override.note, expiresAt: override.expiresAt
             )
             try audit.insert(db)
+            try OutboxChange.entitlement(event: "override set").record(db, at: override.grantedAt)
         }
     }
 
@@ -40,6 +41,7 @@ extension RecordingStore {
                 at: date, action: .revoke, source: "override", actor: actor, note: note, expiresAt: nil
             )
             try audit.insert(db)
+            try OutboxChange.entitlement(event: "override cleared").record(db, at: date)
             return true
         }
     }
@@ -101,6 +103,7 @@ extension RecordingStore {
                 return .ignoredAsReplay(newestSignedDateMillis: newest)
             }
             try AppStoreTransactionRecord(transaction).upsert(db)
+            try OutboxChange.entitlement(event: "transaction stored").record(db)
             return .stored
         }
     }
@@ -119,6 +122,7 @@ extension RecordingStore {
                 return .ignoredAsReplay(newestSignedDateMillis: newest)
             }
             try AppStoreRenewalInfoRecord(renewal).upsert(db)
+            try OutboxChange.entitlement(event: "renewal stored").record(db)
             return .stored
         }
     }

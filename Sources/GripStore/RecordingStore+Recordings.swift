@@ -53,6 +53,7 @@ extension RecordingStore {
         )
         try record.insert(db)
         guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
+        try OutboxChange.recording(RecordingID(rawValue: id)).record(db)
         return RecordingID(rawValue: id)
     }
 
@@ -94,6 +95,7 @@ extension RecordingStore {
             if let hand { record.hand = hand }
             if let label { record.label = label }
             try record.update(db)
+            try OutboxChange.recording(id).record(db)
         }
     }
 
@@ -128,6 +130,7 @@ extension RecordingStore {
         for effort in efforts {
             try EffortRecord(recording: recording, effort: effort).insert(db)
         }
+        try OutboxChange.recording(recording).record(db)
     }
 
     static func fetchRecording(_ db: Database, _ id: RecordingID) throws -> RecordingRecord {
@@ -179,6 +182,7 @@ extension RecordingStore {
                     }
                 }
                 try record.update(db)
+                try OutboxChange.recording(id).record(db)
                 recovered.append(id)
             }
             return recovered
@@ -309,6 +313,7 @@ extension RecordingStore {
             if record.state == .recording, let token = record.owner, ProcessOwner.isAlive(token) {
                 throw GripStoreError.recordingInProgress(id)
             }
+            try OutboxChange.deleted(id).record(db)
             return try record.delete(db)
         }
     }

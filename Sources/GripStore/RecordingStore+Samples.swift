@@ -88,10 +88,13 @@ extension RecordingStore {
                         recordingId: id.rawValue, sequence: chunk.sequence, encoding: SampleChunkCodec.encoding,
                         firstMicros: first.micros, sampleCount: kept.count, samples: SampleChunkCodec.encode(kept[...])
                     ).insert(db)
+                    // The server replaces this chunk's bytes; whole chunks cut off go with the recording's count.
+                    try OutboxChange.chunks(id, chunk.sequence...chunk.sequence).record(db)
                 }
             }
             record.sampleCount -= removed
             try record.update(db)
+            if removed > 0 { try OutboxChange.recording(id).record(db) }
             return removed
         }
     }
@@ -161,6 +164,7 @@ extension RecordingStore {
             sequence += 1
             start = end
         }
+        if sequence > firstSequence { try OutboxChange.chunks(id, firstSequence...(sequence - 1)).record(db) }
         return sequence - firstSequence
     }
 }

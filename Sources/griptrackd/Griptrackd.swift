@@ -91,6 +91,12 @@ struct Griptrackd: AsyncParsableCommand {
             socketPath: socket, replayPath: replay, replaySpeed: speed, replayWaitsForWatcher: waitForWatcher,
             handlesSignals: true, databasePath: db)
         configuration.apply(file, deviceAddress: device)
+        do {
+            configuration.sync = try DaemonSync.from(file, logger: Logger(label: "griptrackd.sync"))
+        } catch {
+            FileHandle.standardError.write(Data("griptrackd: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(5)
+        }
         let daemon: Daemon
         do {
             daemon = try Daemon(configuration: configuration, logger: logger)

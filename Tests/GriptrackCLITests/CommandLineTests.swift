@@ -45,6 +45,8 @@ struct CommandLineTests {
                                       damaged recordings aside.
               simulate                Write simulated Progressor sessions as btsnoop
                                       captures (the replay test fixtures).
+              sync                    Sync recordings to the account's PostgreSQL database
+                                      (Pro).
 
               See 'griptrack help <subcommand>' for detailed help.
 
@@ -69,7 +71,7 @@ struct CommandLineTests {
             message: ":2: entitlements.bypass: expected true or false, got the string \"yes\""),
         ConfigCase(
             text: "[entitlements]\nbypass = false\n[daemon]\nsocket = \"/run/x\"\n",
-            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [recording]"),
+            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [recording], [sync]"),
         ConfigCase(
             text: "[app_store]\napp_apple_id = -4\n",
             message: ":2: app_store.app_apple_id: expected the app's Apple ID, a whole number ≥ 0 (0 = not set), got the integer -4"),

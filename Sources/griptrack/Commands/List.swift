@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import GripStore
+import GripSync
 
 extension Griptrack {
     /// `griptrack list`: the stored recordings, newest first.
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
             abstract: "List stored recordings, newest first.",
@@ -20,9 +21,16 @@ extension Griptrack {
         @Flag(help: "Show every recording (Pro).")
         var all = false
 
+        @Flag(help: "Show the account's recordings from every device, read from the sync database (Pro).")
+        var everywhere = false
+
         static let proPageSize = 20
 
-        func run() throws {
+        func run() async throws {
+            if everywhere {
+                try await listEverywhere()
+                return
+            }
             let library = try LibraryChoice.open(common: common, socket: place)
             let plan = try library.plan()
             if all { try plan.requirePro("`griptrack list --all` (the full history)") }
@@ -51,6 +59,38 @@ extension Griptrack {
                         + "\(kept), not deleted; Pro shows \(list.hiddenCount == 1 ? "it" : "them") again.")
                 }
             }
+        }
+
+        /// `--everywhere`: the personal database's plan decides (sync is Pro), the server answers.
+        func listEverywhere() async throws {
+            let session = try common.session()
+            try session.requirePro("`griptrack list --everywhere` (sync)")
+            let client = try SyncSetup.client(session.config)
+            let rows: [RemoteRecording]
+            do {
+                rows = try await client.recordingsEverywhere(limit: all ? nil : Self.proPageSize)
+            } catch {
+                throw SyncSetup.exit(error)
+            }
+            if common.json {
+                try printJSON(EverywhereJSON(rows, account: client.settings.account))
+                return
+            }
+            print(Self.everywhereTable(rows), terminator: "")
+        }
+
+        static func everywhereTable(_ rows: [RemoteRecording]) -> String {
+            guard !rows.isEmpty else { return "No recordings on the sync server yet. Push with `griptrack sync`.\n" }
+            var lines = ["started            length  efforts       max   average  device"]
+            for row in rows {
+                let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "—"
+                var line = Format.minute(row.startedAt) + "  " + length.leftPadded(6) + "  "
+                    + String(row.effortCount).leftPadded(7) + "  " + Format.kg(row.maxKilograms).leftPadded(8) + "  "
+                    + Format.kg(row.averageKilograms).leftPadded(8) + "  " + row.deviceName
+                if row.state != "complete" { line += "  (\(row.state))" }
+                lines.append(line)
+            }
+            return lines.joined(separator: "\n") + "\n"
         }
 
         static func table(_ rows: [RecordingRow]) -> String {
@@ -110,5 +150,38 @@ struct ListJSON: Encodable {
         hidden = list.hiddenCount
         self.plan = plan.tier
         self.database = database
+    }
+}
+
+/// `griptrack list --everywhere --json`.
+struct EverywhereJSON: Encodable {
+    struct Item: Encodable {
+        var uuid: String
+        var deviceName: String
+        var startedAt: Date
+        var endedAt: Date?
+        var device: String
+        var profile: String
+        var hand: String?
+        var label: String?
+        var state: String
+        var efforts: Int
+        var samples: Int
+        var maxKg: Float?
+        var avgKg: Float?
+    }
+
+    var account: String
+    var recordings: [Item]
+
+    init(_ rows: [RemoteRecording], account: String) {
+        self.account = account
+        recordings = rows.map {
+            Item(
+                uuid: $0.uuid.uuidString.lowercased(), deviceName: $0.deviceName, startedAt: $0.startedAt,
+                endedAt: $0.endedAt, device: $0.device, profile: $0.profile, hand: $0.hand, label: $0.label,
+                state: $0.state, efforts: $0.effortCount, samples: $0.sampleCount, maxKg: jsonKg($0.maxKilograms),
+                avgKg: jsonKg($0.averageKilograms))
+        }
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+
+extension GriptrackConfig {
+    /// The `[sync] password_file`, resolved against the configuration file's directory.
+    public var syncPasswordPath: String? { sync.passwordFile.map(resolve) }
+    /// The `[sync] ca_file`, resolved against the configuration file's directory.
+    public var syncCAPath: String? { sync.caFile.map(resolve) }
+
+    /// The password from `password_file` (its first line), else the URL's, else none.
+    ///
+    /// - Returns: The password.
+    /// - Throws: ``ConfigError`` naming `sync.password_file` when the file is unreadable or readable by others.
+    public func syncPassword() throws(ConfigError) -> String? {
+        guard let path = syncPasswordPath else { return sync.url?.password }
+        try Self.checkPrivate(path, file: self.path ?? "(defaults)", line: nil)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigError(
+                file: self.path ?? "(defaults)", line: nil, key: "sync.password_file",
+                problem: "cannot read \(path); it must be readable by the user griptrack runs as")
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+    }
+
+    /// Refuses a `password_file` that is missing or that the group or others may read, at load time (exit 5, with
+    /// the key's line), so a leaked secret is caught before the first sync.
+    func checkSyncFiles(lines: KeyLines) throws(ConfigError) {
+        guard let path = syncPasswordPath else { return }
+        try Self.checkPrivate(path, file: self.path ?? "(defaults)", line: lines.line(section: "sync", key: "password_file"))
+    }
+
+    private static func checkPrivate(_ path: String, file: String, line: Int?) throws(ConfigError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw ConfigError(
+                file: file, line: line, key: "sync.password_file",
+                problem: "\(path) does not exist or cannot be read (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw ConfigError(
+                file: file, line: line, key: "sync.password_file",
+                problem: "\(path) is readable by its group or by others (mode \(String(info.st_mode & 0o777, radix: 8))); "
+                    + "make it private with `chmod 600 \(path)`")
+        }
+    }
+
+    private func resolve(_ file: String) -> String {
+        guard !file.hasPrefix("/"), let path else { return file }
+        return URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).path
+    }
+}

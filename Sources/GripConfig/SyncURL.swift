@@ -1,0 +1,66 @@
+import Foundation
+
+/// `[sync] url`, parsed: `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`.
+/// A `host=/directory` query item (as libpq reads it) names a Unix-socket directory instead of a TCP host.
+public struct SyncURL: Sendable, Equatable {
+    public var user: String
+    /// From the URL; `password_file` is the better place (the URL shows in `ps` and logs).
+    public var password: String?
+    /// A host name or address, or a Unix-socket directory (starts with `/`).
+    public var host: String
+    public var port: Int
+    public var database: String
+    /// `disable`, `prefer` (the default) or `require`.
+    public var sslMode: String
+
+    /// Creates a URL value.
+    /// - Parameters: See the properties.
+    public init(user: String, password: String?, host: String, port: Int, database: String, sslMode: String) {
+        self.user = user
+        self.password = password
+        self.host = host
+        self.port = port
+        self.database = database
+        self.sslMode = sslMode
+    }
+
+    /// The TLS modes `sslmode` accepts.
+    public static let sslModes = ["disable", "prefer", "require"]
+
+    /// Parses a URL.
+    ///
+    /// - Parameter text: The URL.
+    /// - Returns: The parts, or `nil` with why (for the configuration error).
+    static func parse(_ text: String) -> Result<SyncURL, ConfigKey.Problem> {
+        let example = "e.g. \"postgres://griptrack@db.example.net:5432/griptrack?sslmode=require\""
+        guard let components = URLComponents(string: text),
+            components.scheme == "postgres" || components.scheme == "postgresql"
+        else {
+            return .failure(.init(text: "expected a postgres:// URL, \(example), got \"\(text)\""))
+        }
+        guard let user = components.user, !user.isEmpty else {
+            return .failure(.init(text: "the URL names no user, \(example)"))
+        }
+        let items = components.queryItems ?? []
+        let socketDirectory = items.first { $0.name == "host" }?.value
+        guard let host = socketDirectory ?? components.host, !host.isEmpty else {
+            return .failure(.init(text: "the URL names no host, \(example)"))
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else {
+            return .failure(.init(text: "the URL names no database (the path after the host), \(example)"))
+        }
+        let sslMode = items.first { $0.name == "sslmode" }?.value ?? "prefer"
+        guard sslModes.contains(sslMode) else {
+            return .failure(.init(text: "sslmode must be disable, prefer or require, got \"\(sslMode)\""))
+        }
+        if let unknown = items.first(where: { $0.name != "sslmode" && $0.name != "host" }) {
+            return .failure(.init(text: "unknown URL parameter \"\(unknown.name)\"; known: sslmode, host"))
+        }
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else { return .failure(.init(text: "port \(port) is out of range")) }
+        return .success(
+            SyncURL(
+                user: user, password: components.password, host: host, port: port, database: database, sslMode: sslMode))
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import GripConfig
+import GripSync
+import Logging
+
+/// `[sync]` of the configuration, ready for the daemon's sync service and for `griptrack sync`: the one mapping
+/// from `griptrack.toml` to a ``GripSync/SyncClient`` (docs/sync.md, "Configuration").
+public struct DaemonSync: Sendable {
+    /// Server, account and device.
+    public var client: SyncClient
+    /// `[sync] interval_seconds`.
+    public var interval: Duration
+
+    /// The sync settings of a configuration file.
+    ///
+    /// - Parameters:
+    ///   - file: The parsed configuration.
+    ///   - logger: The client's logger.
+    /// - Returns: `nil` when `[sync] url` is not set (sync is off).
+    /// - Throws: ``GripConfig/ConfigError`` naming `sync.account` when it is missing, or `sync.password_file` when
+    ///   the password cannot be read safely.
+    public static func from(_ file: GriptrackConfig, logger: Logger) throws(ConfigError) -> DaemonSync? {
+        guard let url = file.sync.url else { return nil }
+        guard let account = file.sync.account else {
+            throw ConfigError(
+                file: file.path ?? GriptrackConfig.defaultPath, line: nil, key: "sync.account",
+                problem: "[sync] url is set but account is not; name the account the recordings belong to")
+        }
+        let endpoint = SyncEndpoint(
+            host: url.host, port: url.port, user: url.user, password: try file.syncPassword(), database: url.database,
+            tls: SyncEndpoint.TLSMode(rawValue: url.sslMode) ?? .prefer, caFile: file.syncCAPath)
+        let device = file.sync.deviceName ?? ProcessInfo.processInfo.hostName
+        return DaemonSync(
+            client: SyncClient(
+                settings: SyncSettings(endpoint: endpoint, account: account, deviceName: device), logger: logger),
+            interval: .milliseconds(Int64((file.sync.intervalSeconds * 1000).rounded())))
+    }
+}

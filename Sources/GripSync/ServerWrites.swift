@@ -1,0 +1,145 @@
+import Foundation
+import GripStore
+import Logging
+import PostgresNIO
+
+/// The idempotent statements a push runs inside its transaction (docs/sync.md, "Guarantees"): applying the same
+/// plan twice leaves the server as applying it once.
+enum ServerWrites {
+    /// Chunks per INSERT (a bytea[] of 2,000 chunks of 0.5 s at 80 Hz is about 0.5 MB).
+    static let chunksPerStatement = 2_000
+
+    static func apply(
+        _ plan: PushPlan, account: String, deviceName: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO devices (account, device_name) VALUES (\(account), \(deviceName))
+            ON CONFLICT (account, device_name) DO UPDATE SET last_push_at = now()
+            """, logger: logger)
+        for item in plan.items {
+            switch item {
+            case .recording(let recording, let chunks, let updatedAt):
+                let owned = try await upsertRecording(
+                    recording, updatedAt: updatedAt, account: account, deviceName: deviceName, on: connection,
+                    logger: logger)
+                // Not ours (another device's UUID), tombstoned, or the server has newer state: leave it alone.
+                guard owned else { continue }
+                try await replaceEfforts(recording, on: connection, logger: logger)
+                try await insertChunks(chunks, of: recording.row.uuid, on: connection, logger: logger)
+                // Chunks beyond the device's count were cut off there since (a trimmed tail): drop them here too.
+                try await connection.query(
+                    """
+                    DELETE FROM sample_chunks
+                    WHERE recording_uuid = \(recording.row.uuid) AND sequence >= \(Int32(clamping: recording.chunkCount))
+                    """, logger: logger)
+            case .tombstone(let uuid, let deletedAt):
+                try await connection.query(
+                    """
+                    INSERT INTO tombstones (uuid, account, device_name, deleted_at)
+                    VALUES (\(uuid), \(account), \(deviceName), \(deletedAt))
+                    ON CONFLICT (uuid) DO NOTHING
+                    """, logger: logger)
+                try await connection.query(
+                    """
+                    DELETE FROM recordings
+                    WHERE uuid = \(uuid) AND account = \(account) AND device_name = \(deviceName)
+                    """, logger: logger)
+            case .entitlement(let change, let at):
+                try await connection.query(
+                    """
+                    INSERT INTO subscription_events
+                        (event_id, account, device_name, event, tier, source, reason, expires_at, at)
+                    VALUES (\(change.eventID), \(account), \(deviceName), \(change.event), \(change.tier),
+                            \(change.source), \(change.reason), \(change.expires), \(at))
+                    ON CONFLICT (event_id) DO NOTHING
+                    """, logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO subscription_state (account, device_name, tier, source, reason, expires_at, changed_at)
+                    VALUES (\(account), \(deviceName), \(change.tier), \(change.source), \(change.reason),
+                            \(change.expires), \(at))
+                    ON CONFLICT (account, device_name) DO UPDATE SET
+                        tier = EXCLUDED.tier, source = EXCLUDED.source, reason = EXCLUDED.reason,
+                        expires_at = EXCLUDED.expires_at, changed_at = EXCLUDED.changed_at
+                    WHERE subscription_state.changed_at <= EXCLUDED.changed_at
+                    """, logger: logger)
+            }
+        }
+    }
+
+    /// Inserts or updates the recording unless it is tombstoned, belongs to another device, or the server holds a
+    /// newer change. Returns whether this device's row is now on the server.
+    private static func upsertRecording(
+        _ recording: SyncRecording, updatedAt: Date, account: String, deviceName: String,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        let row = recording.row
+        let rows = try await connection.query(
+            """
+            INSERT INTO recordings (uuid, account, device_name, started_at, ended_at, device, profile, hand, label,
+                                    state, sample_count, effort_count, max_kg, average_kg, updated_at)
+            SELECT \(row.uuid), \(account), \(deviceName), \(row.startedAt), \(row.endedAt), \(row.device),
+                   \(row.profile), \(row.hand?.rawValue), \(row.label), \(row.state.rawValue), \(Int64(row.sampleCount)),
+                   \(Int32(recording.efforts.count)), \(row.maxKilograms), \(row.averageKilograms), \(updatedAt)
+            WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE uuid = \(row.uuid))
+            ON CONFLICT (uuid) DO UPDATE SET
+                ended_at = EXCLUDED.ended_at, hand = EXCLUDED.hand, label = EXCLUDED.label, state = EXCLUDED.state,
+                sample_count = EXCLUDED.sample_count, effort_count = EXCLUDED.effort_count,
+                max_kg = EXCLUDED.max_kg, average_kg = EXCLUDED.average_kg, updated_at = EXCLUDED.updated_at
+            WHERE recordings.account = EXCLUDED.account AND recordings.device_name = EXCLUDED.device_name
+              AND recordings.updated_at <= EXCLUDED.updated_at
+            RETURNING uuid
+            """, logger: logger)
+        var owned = false
+        for try await _ in rows { owned = true }
+        return owned
+    }
+
+    private static func replaceEfforts(
+        _ recording: SyncRecording, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let uuid = recording.row.uuid
+        try await connection.query("DELETE FROM efforts WHERE recording_uuid = \(uuid)", logger: logger)
+        for effort in recording.efforts {
+            try await connection.query(
+                """
+                INSERT INTO efforts (recording_uuid, effort_index, start_micros, end_micros, peak_kg, mean_kg,
+                                     duration_micros, time_to_peak_micros, rfd_kg_per_s, impulse_kg_s, baseline_kg,
+                                     is_open_start, is_open)
+                VALUES (\(uuid), \(Int32(effort.index)), \(effort.startMicros), \(effort.endMicros),
+                        \(effort.peakKilograms), \(effort.meanKilograms), \(effort.durationMicros),
+                        \(effort.timeToPeakMicros), \(effort.rfdKilogramsPerSecond), \(effort.impulseKilogramSeconds),
+                        \(effort.baselineKilograms), \(effort.isOpenStart), \(effort.isOpen))
+                """, logger: logger)
+        }
+    }
+
+    /// A chunk already on the server with the same bytes is left alone (a re-sent batch); one whose bytes differ
+    /// was rewritten on the device (a trimmed tail) and is replaced.
+    private static func insertChunks(
+        _ chunks: [RawSampleChunk], of uuid: UUID, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        var start = 0
+        while start < chunks.count {
+            let group = chunks[start..<min(start + chunksPerStatement, chunks.count)]
+            start += group.count
+            let sequences = group.map { Int32($0.sequence) }
+            let encodings = group.map { Int16($0.encoding) }
+            let firsts = group.map(\.firstMicros)
+            let counts = group.map { Int32($0.sampleCount) }
+            let blobs = group.map { ByteBuffer(bytes: $0.bytes) }
+            try await connection.query(
+                """
+                INSERT INTO sample_chunks (recording_uuid, sequence, encoding, first_micros, sample_count, samples)
+                SELECT \(uuid), s, e, f, c, b
+                FROM unnest(\(sequences)::integer[], \(encodings)::smallint[], \(firsts)::bigint[],
+                            \(counts)::integer[], \(blobs)::bytea[]) AS chunk (s, e, f, c, b)
+                ON CONFLICT (recording_uuid, sequence) DO UPDATE SET
+                    encoding = EXCLUDED.encoding, first_micros = EXCLUDED.first_micros,
+                    sample_count = EXCLUDED.sample_count, samples = EXCLUDED.samples
+                WHERE sample_chunks.samples IS DISTINCT FROM EXCLUDED.samples
+                """, logger: logger)
+        }
+    }
+}

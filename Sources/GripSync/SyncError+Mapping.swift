@@ -1,0 +1,31 @@
+import PostgresNIO
+
+extension SyncError {
+    /// Maps whatever postgres-nio (or a transaction body) threw to a ``SyncError``.
+    ///
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - operation: What sync was doing, for the message.
+    init(_ error: any Error, operation: String) {
+        if let error = error as? SyncError {
+            self = error
+        } else if let error = error as? PostgresTransactionError {
+            self = SyncError(error.closureError ?? error.commitError ?? error.beginError ?? error, operation: operation)
+        } else if let error = error as? PSQLError {
+            self = .server(operation: operation, detail: Self.detail(error))
+        } else {
+            self = .server(operation: operation, detail: String(describing: error))
+        }
+    }
+
+    /// The server's message and SQLSTATE, or the connection failure (PSQLError's `description` hides both).
+    static func detail(_ error: PSQLError) -> String {
+        if let server = error.serverInfo {
+            let message = server[.message] ?? "no message"
+            let state = server[.sqlState].map { " [SQLSTATE \($0)]" } ?? ""
+            return message + state
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}

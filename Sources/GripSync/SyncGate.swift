@@ -1,0 +1,23 @@
+import Foundation
+import GripStore
+
+/// Sync is Pro. The decision is the one resolver's, read the way every Pro command reads it
+/// (``RecordingStore/accessStatus(_:now:)``); the refusal carries its reason verbatim.
+public enum SyncGate {
+    /// Throws unless the resolver grants Pro now.
+    ///
+    /// - Parameters:
+    ///   - store: The database whose entitlement state decides.
+    ///   - context: Bypass flag and free plan.
+    ///   - now: The clock.
+    /// - Throws: ``SyncError/proRequired(reason:)`` or ``SyncError/store(_:)``.
+    public static func requirePro(store: RecordingStore, context: AccessContext, now: Date) throws(SyncError) {
+        let status: AccessStatus
+        do {
+            status = try store.accessStatus(context, now: now)
+        } catch {
+            throw .store(error)
+        }
+        guard status.access.isPro else { throw .proRequired(reason: status.access.reason) }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GripStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// griptrackd's sync service: pushes the daemon's outbox every `[sync] interval_seconds`, backing off (doubling,
+/// at most 5 minutes) while the server is unreachable or the plan is free. It runs on its own task and only reads
+/// the store, apart from the short acknowledgement transactions; recording never waits for it.
+public final class SyncService: Service, Sendable {
+    /// What STATUS reports about sync.
+    public struct Snapshot: Sendable, Equatable {
+        public var lastAttemptAt: Date?
+        public var lastSuccessAt: Date?
+        public var lastError: String?
+        /// Failures in a row.
+        public var failures = 0
+        /// Seconds until the next push.
+        public var nextDelaySeconds: Double = 0
+    }
+
+    private let client: SyncClient
+    private let store: RecordingStore
+    private let context: AccessContext
+    private let interval: Duration
+    private let logger: Logger
+    private let state = Mutex(Snapshot())
+
+    /// Creates the service.
+    ///
+    /// - Parameters:
+    ///   - client: Server, account and device.
+    ///   - store: The daemon's database.
+    ///   - context: Bypass flag and free plan (sync is Pro).
+    ///   - interval: `[sync] interval_seconds`.
+    ///   - logger: Where push outcomes go.
+    public init(client: SyncClient, store: RecordingStore, context: AccessContext, interval: Duration, logger: Logger) {
+        self.client = client
+        self.store = store
+        self.context = context
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// The latest outcome, for STATUS.
+    public var snapshot: Snapshot { state.withLock { $0 } }
+
+    /// Pushes, sleeps, repeats until graceful shutdown.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var backoff = SyncBackoff(interval: self.interval)
+            while !Task.isCancelled {
+                let started = Date()
+                do throws(SyncError) {
+                    let summary = try await self.client.push(from: self.store, context: self.context)
+                    backoff.record(success: true)
+                    if summary.rows > 0 {
+                        self.logger.info("sync pushed", metadata: ["rows": "\(summary.rows)", "samples": "\(summary.samples)"])
+                    }
+                    self.update(at: started, error: nil, backoff: backoff)
+                } catch {
+                    backoff.record(success: false)
+                    self.logger.notice("sync failed", metadata: ["error": "\(error)", "retry.seconds": "\(backoff.delay)"])
+                    self.update(at: started, error: error.description, backoff: backoff)
+                }
+                try? await Task.sleep(for: backoff.delay)
+            }
+        }
+    }
+
+    private func update(at date: Date, error: String?, backoff: SyncBackoff) {
+        state.withLock { snapshot in
+            snapshot.lastAttemptAt = date
+            if error == nil { snapshot.lastSuccessAt = date }
+            snapshot.lastError = error
+            snapshot.failures = backoff.failures
+            let delay = backoff.delay.components
+            snapshot.nextDelaySeconds = Double(delay.seconds) + Double(delay.attoseconds) / 1e18
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// What a sync client needs besides the store: the server, whose recordings they are, and which device this is.
+public struct SyncSettings: Sendable, Equatable {
+    public var endpoint: SyncEndpoint
+    /// Who the recordings belong to (one person, a gym, a practice); every device of an account sees its history.
+    public var account: String
+    /// This device's name, unique within the account; each synced recording says which device recorded it.
+    public var deviceName: String
+    /// Outbox rows per PostgreSQL transaction.
+    public var batchSize: Int
+    /// How long one batch may wait for the server before the connection is closed and the push fails.
+    public var batchTimeout: Duration = .seconds(120)
+
+    /// Creates settings.
+    /// - Parameters: See the properties; `batchSize` is 500 by default.
+    public init(endpoint: SyncEndpoint, account: String, deviceName: String, batchSize: Int = 500) {
+        self.endpoint = endpoint
+        self.account = account
+        self.deviceName = deviceName
+        self.batchSize = max(1, batchSize)
+    }
+}

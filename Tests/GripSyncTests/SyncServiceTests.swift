@@ -1,0 +1,49 @@
+import Foundation
+import GripStore
+import Logging
+import Testing
+
+@testable import GripSync
+
+/// griptrackd's sync service against a real server: pushes on its interval, backs off while the server is down,
+/// and catches up once it is back.
+@Suite(
+    "Sync service", .serialized,
+    .enabled(if: PostgresCluster.shouldRun, "PostgreSQL 15 is not installed: run scripts/setup"))
+struct SyncServiceTests {
+    @Test("pushes every interval, fails and backs off while the server is down, catches up after")
+    func pushesAndRecovers() async throws {
+        let cluster = try PostgresCluster()
+        let pi = try Pi(cluster: cluster, device: "pi-daemon")
+        let service = SyncService(
+            client: pi.client, store: pi.store, context: AccessContext(bypass: true), interval: .milliseconds(200),
+            logger: Logger(label: "griptrack.sync.tests"))
+        let task = Task { try await service.run() }
+        defer { task.cancel() }
+
+        try pi.record(seconds: 2, minutes: 0)
+        #expect(try await Self.waitFor { try await pi.client.count("SELECT count(*) FROM recordings") == 1 })
+        #expect(service.snapshot.lastSuccessAt != nil)
+
+        try cluster.stop()
+        try pi.record(seconds: 2, minutes: 5)
+        #expect(try await Self.waitFor { service.snapshot.failures >= 2 })
+        #expect(service.snapshot.nextDelaySeconds >= 0.8)
+        #expect(service.snapshot.lastError?.contains("PostgreSQL") == true)
+
+        try cluster.start()
+        #expect(try await Self.waitFor { try await pi.client.count("SELECT count(*) FROM recordings") == 2 })
+        #expect(try pi.store.syncStatus().pendingRows == 0)
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Polls `condition` every 100 ms for up to 15 s.
+    static func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<150 {
+            if (try? await condition()) == true { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+}
