@@ -72,6 +72,34 @@ struct SyncTests {
         #expect(try await pi.client.count("SELECT count(*) FROM efforts") == 5)
     }
 
+    @Test("a tail trimmed after it was pushed (the recording ended before it) is trimmed on the server too")
+    func trimmedTailTravels() async throws {
+        let cluster = try PostgresCluster()
+        let pi = try Pi(cluster: cluster, device: "pi-gym")
+        let draft = RecordingDraft(
+            uuid: UUID(), startedAt: SyncFixtures.date(minutes: 0), device: "F4:12:FA:01:02:03",
+            profile: "Tindeq Progressor", hand: .right, label: nil)
+        let id = try pi.store.beginRecording(draft) { _ in .admit }
+        let writer = ChunkWriter(store: pi.store, recording: id)
+        let samples = SyncFixtures.samples(count: 160)  // 2 s at 80 Hz from 1 s, committed as four 0.5 s chunks
+        for start in stride(from: 0, to: samples.count, by: 40) {
+            try writer.append(samples[start..<(start + 40)])
+            try writer.flush()
+        }
+        try await pi.push()
+        #expect(try await pi.client.count("SELECT count(*) FROM sample_chunks") == 4)
+
+        // Keep up to 1.7 s (57 samples): the second chunk keeps its first 17, the third and fourth go.
+        #expect(try writer.trim(after: 1_700_000) == 160 - 57)
+        try await pi.push()
+        let local = try SyncFixtures.localChunks(pi.store)
+        let server = try await pi.client.serverChunks()
+        #expect(server.count == 2)
+        #expect(SyncFixtures.checksum(server) == SyncFixtures.checksum(local))
+        #expect(try await pi.client.count("SELECT sum(sample_count) FROM sample_chunks") == 57)
+        #expect(try await pi.client.count("SELECT sample_count FROM recordings") == 57)
+    }
+
     @Test("a batch applied twice (acknowledgement lost after the commit) leaves the same rows")
     func reappliedBatchIsIdempotent() async throws {
         let cluster = try PostgresCluster()
