@@ -152,7 +152,7 @@ var package = Package(
         .testTarget(
             name: "GripDaemonTests",
             dependencies: ["GripDaemon", "GripStream", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
-                           "GripStore", "GripAnalysis"],
+                           "GripStore", "GripAnalysis", "GripConfig"],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),

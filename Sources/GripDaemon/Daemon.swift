@@ -94,13 +94,18 @@ public final class Daemon: Sendable {
             status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
             logger: logger)
+        // Sync only reads the store (and acknowledges its outbox), on its own task: recording never waits for it.
+        let sync = configuration.sync.map {
+            SyncService(
+                client: $0.client, store: store, context: configuration.access, interval: $0.interval, logger: logger)
+        }
         let recorder = try DaemonRecorder(
             store: store,
             settings: DaemonRecorder.Settings(
                 access: configuration.access,
                 retentionMicros: segmenterSettings.preRollMicros + 60_000_000,
                 device: configuration.replayPath.map { "capture " + ($0 as NSString).lastPathComponent } ?? profile.name,
-                profile: profile.name),
+                profile: profile.name, recordingSaved: { sync?.pushSoon() }),
             feed: recorderFeed, requests: recorderChannels.requests, replies: recorderChannels.replies,
             control: control, status: status, logger: logger)
 
@@ -113,19 +118,13 @@ public final class Daemon: Sendable {
             store: store, access: configuration.access, replies: recorderChannels.replies, logger: logger)
         let server = try SocketServer(
             configuration: configuration, authorization: authorization, fanOut: fanOut, status: status, gate: gate,
-            device: device, recorder: recorderChannels, reader: reader,
+            device: device, recorder: recorderChannels, reader: reader, sync: sync,
             importer: SignedDataImporter(config: configuration.file), logger: logger)
         let notifier = SystemdNotifier(
             environment: environment, readyStatus: "Listening on \(configuration.socketPath)", logger: logger)
 
-        // Sync only reads the store (and acknowledges its outbox), on its own task: recording never waits for it.
         var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]
-        if let sync = configuration.sync {
-            services.append(
-                SyncService(
-                    client: sync.client, store: store, context: configuration.access, interval: sync.interval,
-                    logger: logger))
-        }
+        if let sync { services.append(sync) }
         // Reverse order on shutdown: sync, notifier, source, pipeline, recorder, reader, server.
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripStream
+import GripSync
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -43,6 +44,8 @@ final class SocketServer: Service, CustomStringConvertible {
     let recorder: RecorderChannels?
     /// The store's query thread and the signed-data verifier (protocol 1.2); nil without a recordings database.
     let reader: StoreReader?
+    /// The push to PostgreSQL (protocol 1.4, STATUS `sync`); nil without `[sync] url`.
+    let sync: SyncService?
     let importer: SignedDataImporter?
     /// Tests: what the daemon believes about each peer instead of its real credentials.
     let peerOverride: DaemonConfiguration.PeerOverride?
@@ -58,7 +61,7 @@ final class SocketServer: Service, CustomStringConvertible {
     init(
         configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
         gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, reader: StoreReader? = nil,
-        importer: SignedDataImporter? = nil, logger: Logger
+        sync: SyncService? = nil, importer: SignedDataImporter? = nil, logger: Logger
     ) throws(DaemonError) {
         path = configuration.socketPath
         release = configuration.release
@@ -74,6 +77,7 @@ final class SocketServer: Service, CustomStringConvertible {
         self.device = device
         self.recorder = recorder
         self.reader = reader
+        self.sync = sync
         self.importer = importer
         peerOverride = configuration.peerOverride
         self.logger = logger
@@ -488,6 +492,7 @@ struct ServerLoop {
             line.addRaw("recorder", ProtocolMessage.recorderObject(snapshot.recorder))
             if let access = snapshot.access { line.addRaw("access", ProtocolMessage.accessObject(access)) }
         }
+        if let sync = server.sync { line.addRaw("sync", ProtocolMessage.syncObject(sync.snapshot)) }
         return line.line
     }
 

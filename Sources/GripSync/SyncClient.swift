@@ -60,6 +60,12 @@ public struct SyncClient: Sendable {
         from store: RecordingStore, context: AccessContext, now: Date, progress: (PushProgress) -> Void
     ) async throws(SyncError) -> PushSummary {
         try SyncGate.requirePro(store: store, context: context, now: now)
+        // Nothing waiting: no connection, so an idle Pi neither wakes the server nor its own network every interval.
+        do throws(GripStoreError) {
+            if try store.pendingOutbox(limit: 1).isEmpty { return PushSummary() }
+        } catch {
+            throw .store(error)
+        }
         let started = ContinuousClock.now
         return try await withConnection { connection throws(SyncError) in
             var summary = PushSummary()

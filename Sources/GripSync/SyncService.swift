@@ -17,6 +17,8 @@ public final class SyncService: Service, Sendable {
         public var failures = 0
         /// Seconds until the next push.
         public var nextDelaySeconds: Double = 0
+        /// Outbox rows waiting after the last attempt.
+        public var pendingRows = 0
     }
 
     private let client: SyncClient
@@ -25,6 +27,7 @@ public final class SyncService: Service, Sendable {
     private let interval: Duration
     private let logger: Logger
     private let state = Mutex(Snapshot())
+    private let wake = SyncWake()
 
     /// Creates the service.
     ///
@@ -45,6 +48,14 @@ public final class SyncService: Service, Sendable {
     /// The latest outcome, for STATUS.
     public var snapshot: Snapshot { state.withLock { $0 } }
 
+    /// Asks for a push now instead of at the end of the interval (a recording was saved), unless the service is
+    /// backing off after failures: a server that is down is not asked more often because someone recorded.
+    /// Non-blocking; callable from any thread.
+    public func pushSoon() {
+        guard state.withLock({ $0.failures == 0 }) else { return }
+        wake.signal()
+    }
+
     /// Pushes, sleeps, repeats until graceful shutdown.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -63,7 +74,7 @@ public final class SyncService: Service, Sendable {
                     self.logger.notice("sync failed", metadata: ["error": "\(error)", "retry.seconds": "\(backoff.delay)"])
                     self.update(at: started, error: error.description, backoff: backoff)
                 }
-                try? await Task.sleep(for: backoff.delay)
+                await self.wake.wait(atMost: backoff.delay)
             }
         }
     }
@@ -76,6 +87,7 @@ public final class SyncService: Service, Sendable {
             snapshot.failures = backoff.failures
             let delay = backoff.delay.components
             snapshot.nextDelaySeconds = Double(delay.seconds) + Double(delay.attoseconds) / 1e18
+            if let pending = try? store.syncStatus().pendingRows { snapshot.pendingRows = pending }
         }
     }
 }

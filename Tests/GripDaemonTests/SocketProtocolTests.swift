@@ -1,9 +1,12 @@
 import Foundation
 import Glibc
 import GripAnalysis
+import GripConfig
 import GripDaemon
+import GripStore
 import GripStream
 import GripTestSupport
+import Logging
 import Testing
 
 @Suite("Daemon socket protocol", .serialized)
@@ -25,7 +28,7 @@ struct SocketProtocolTests {
         let version = try #require(try await client.readMessage())
         #expect(version["class"] as? String == "VERSION")
         #expect(version["proto_major"] as? Int == 1)
-        #expect(version["proto_minor"] as? Int == 3)
+        #expect(version["proto_minor"] as? Int == 4)
         #expect((version["release"] as? String)?.isEmpty == false)
 
         client.send("{\"class\":\"WATCH\",\"enable\":true}\n")
@@ -109,6 +112,37 @@ struct SocketProtocolTests {
         #expect(clients["watching"] as? Int == 0)
         let ring = try #require(status["ring"] as? [String: Any])
         #expect(ring["dropped"] as? Int == 0)
+        try await harness.stop()
+    }
+
+    @Test("a saved recording is pushed at once, not after the interval; STATUS shows the outbox and the failure")
+    func statusShowsSync() async throws {
+        let file = try GriptrackConfig.parse(
+            """
+            [sync]
+            url = "postgres://griptrack@127.0.0.1:1/griptrack?sslmode=disable"
+            account = "crag-gym"
+            device_name = "pi-test"
+            interval_seconds = 600
+            """, file: "test.toml")
+        let settings = try #require(try DaemonSync.from(file, logger: Logger(label: "test")))
+        let harness = try await DaemonHarness(access: AccessContext(bypass: true)) { $0.sync = settings }.started()
+        let watcher = try await harness.watcher()
+        _ = try #require(try await watcher.read(until: "RECORDER", event: "saved").match)
+        // Nothing was waiting at start-up (no connection needed); the saved recording asks for a push at once,
+        // which fails against a closed port well before the 10-minute interval.
+        var sync: [String: Any] = [:]
+        for _ in 0..<100 {
+            let client = try await harness.greetedClient()
+            client.send("{\"class\":\"STATUS\"}\n")
+            sync = try #require(try await client.readMessage()?["sync"] as? [String: Any])
+            if sync["failures"] as? Int == 1 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(sync["failures"] as? Int == 1, "\(sync)")
+        #expect((sync["last_error"] as? String)?.contains("Could not connect to PostgreSQL") == true, "\(sync)")
+        #expect((sync["pending_rows"] as? Int ?? 0) > 0, "\(sync)")
+        #expect(sync["last_success_at"] is Double, "the empty push at start-up counts as a success: \(sync)")
         try await harness.stop()
     }
 

@@ -39,6 +39,34 @@ struct SyncServiceTests {
         _ = await task.result
     }
 
+    @Test("a saved recording is pushed when asked, long before the interval; a failing service is not hurried")
+    func pushSoon() async throws {
+        let cluster = try PostgresCluster()
+        let pi = try Pi(cluster: cluster, device: "pi-daemon")
+        let service = SyncService(
+            client: pi.client, store: pi.store, context: AccessContext(bypass: true), interval: .seconds(600),
+            logger: Logger(label: "griptrack.sync.tests"))
+        let task = Task { try await service.run() }
+        defer { task.cancel() }
+        #expect(try await Self.waitFor { service.snapshot.lastAttemptAt != nil })
+
+        try pi.record(seconds: 2, minutes: 0)
+        service.pushSoon()
+        #expect(try await Self.waitFor { try await pi.client.count("SELECT count(*) FROM recordings") == 1 })
+
+        try cluster.stop()
+        try pi.record(seconds: 2, minutes: 5)
+        service.pushSoon()
+        #expect(try await Self.waitFor { service.snapshot.failures == 1 })
+        let failedAt = service.snapshot.lastAttemptAt
+        service.pushSoon()  // backing off: ignored
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(service.snapshot.lastAttemptAt == failedAt)
+        #expect(service.snapshot.failures == 1)
+        task.cancel()
+        _ = await task.result
+    }
+
     /// Polls `condition` every 100 ms for up to 15 s.
     static func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
         for _ in 0..<150 {

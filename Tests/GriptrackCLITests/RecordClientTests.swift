@@ -295,6 +295,22 @@ struct RecordClientTests {
             """)
     }
 
+    @Test("status shows the daemon's sync: rows waiting and the last failure (protocol 1.4)")
+    func statusSync() throws {
+        let withSync = Self.status.dropLast() + #","sync":{"pending_rows":7,"last_attempt_at":1795000000.5,"failures":2,"last_error":"Could not connect to PostgreSQL at griptrack@db:5432/griptrack","next_push_s":4.0}}"#
+        let daemon = try ScriptedDaemon { requestClass, _ in requestClass == "STATUS" ? [String(withSync)] : nil }
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        let result = try runner.run(["status", "--socket", daemon.socketPath])
+        daemon.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("""
+            Plan:      Free: 3 of 5 recordings stored
+            Sync:      7 outbox rows waiting, last attempt failed (2 in a row): Could not connect to PostgreSQL at griptrack@db:5432/griptrack
+
+            """), "\(result)")
+    }
+
     @Test("status --json has the daemon, device, recording and plan objects")
     func statusJSON() throws {
         let daemon = try ScriptedDaemon { requestClass, _ in requestClass == "STATUS" ? [Self.status] : nil }

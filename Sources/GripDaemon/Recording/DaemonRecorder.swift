@@ -40,6 +40,8 @@ final class DaemonRecorder: Service, CustomStringConvertible {
         /// Stored with each recording.
         var device: String
         var profile: String
+        /// Called on the recorder's thread after each recording is saved (the sync service pushes then).
+        var recordingSaved: @Sendable () -> Void = {}
     }
 
     let store: RecordingStore

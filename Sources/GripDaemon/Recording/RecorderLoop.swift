@@ -135,6 +135,7 @@ struct RecorderLoop {
                 try first.writer.finish(summary: first.summary, efforts: first.efforts)
                 unfinished.removeFirst()
                 logger.notice("Recording saved after the store recovered", metadata: ["recording.id": "\(first.writer.recording.rawValue)"])
+                recorder.settings.recordingSaved()
             }
             try followed?.writer?.flush()
         } catch {
@@ -397,6 +398,7 @@ struct RecorderLoop {
                     "recording.id": "\(id.rawValue)", "recording.samples": "\(followed?.stored ?? 0)",
                     "recording.efforts": "\(efforts.count)",
                 ])
+            recorder.settings.recordingSaved()
             outcome = .committed(id)
         } catch {
             logger.error("Could not finish recording", metadata: ["recording.id": "\(id.rawValue)", "error": "\(error)"])

@@ -98,6 +98,7 @@ struct StatusReport: Encodable {
     var plan: Plan?
     var localPlan: LocalPlan?
     var clients: DaemonMessage.StatusReport.Clients?
+    var sync: DaemonMessage.StatusReport.Sync?
 
     init(socket: String, version: DaemonMessage.Version, status: DaemonMessage.StatusReport) {
         daemon = Daemon(running: true, socket: socket, release: version.release,
@@ -106,6 +107,7 @@ struct StatusReport: Encodable {
         recording = status.recorder
         plan = status.access
         clients = status.clients
+        sync = status.sync
     }
 
     init(socket: String, unreachable error: DaemonClientError) {
@@ -149,6 +151,7 @@ struct StatusReport: Encodable {
                 lines.append(("Recording", "unknown (the daemon speaks protocol \(daemon.proto ?? "?"); 1.1 reports it)"))
             }
             lines.append(("Plan", plan?.reason ?? "unknown (the daemon speaks protocol \(daemon.proto ?? "?"); 1.1 reports it)"))
+            if let sync { lines.append(("Sync", Self.describe(sync))) }
         } else if let localPlan {
             let why = daemon.running ? "the daemon refused this user" : "the daemon is not running"
             lines.append(("Plan", "\(localPlan.reason) (personal database \(localPlan.database); \(why))"))
@@ -160,5 +163,20 @@ struct StatusReport: Encodable {
         return lines.map { label, value in
             (label.isEmpty ? "" : label + ":").rightPadded(11) + value + "\n"
         }.joined()
+    }
+}
+
+extension StatusReport {
+    /// One line: rows waiting, and the last success or what failed.
+    static func describe(_ sync: DaemonMessage.StatusReport.Sync) -> String {
+        var parts = ["\(sync.pendingRows) outbox rows waiting"]
+        if let error = sync.lastError {
+            parts.append("last attempt failed (\(sync.failures) in a row): \(error)")
+        } else if let success = sync.lastSuccessAt {
+            parts.append("last success " + Format.second(Date(timeIntervalSince1970: success)))
+        } else {
+            parts.append("no push yet")
+        }
+        return parts.joined(separator: ", ")
     }
 }

@@ -131,10 +131,20 @@ enum DaemonMessage: Equatable, Sendable {
             var watching: Int
         }
 
+        /// 1.4, with `[sync] url`: the daemon's push to PostgreSQL.
+        struct Sync: Codable, Equatable, Sendable {
+            var pendingRows: Int
+            var lastAttemptAt: Double?
+            var lastSuccessAt: Double?
+            var lastError: String?
+            var failures: Int
+        }
+
         var device: Device?
         var recorder: Recorder?
         var access: AccessInfo?
         var clients: Clients?
+        var sync: Sync?
     }
 
     /// Parses one line (without its newline).
