@@ -183,7 +183,7 @@ var package = Package(
         // Against a throwaway PostgreSQL 15 cluster the suite starts itself (docs/sync.md, "Tests").
         .testTarget(
             name: "GripSyncTests",
-            dependencies: ["GripSync", "GripStore", "GripEntitlements", "GripAnalysis",
+            dependencies: ["GripSync", "GripStore", "GripEntitlements", "GripAnalysis", "GripTestSupport",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift

@@ -144,42 +144,6 @@ public struct SyncClient: Sendable {
         }
     }
 
-    // MARK: - Pull
-
-    /// The account's recordings on the server, from every device, newest first.
-    ///
-    /// - Parameter limit: How many; `nil` for all.
-    /// - Returns: The rows, each naming the device that recorded it.
-    /// - Throws: ``SyncError``.
-    public func recordingsEverywhere(limit: Int? = nil) async throws(SyncError) -> [RemoteRecording] {
-        let rowLimit = Int64(limit.map { max(0, $0) } ?? Int(Int32.max))
-        let account = settings.account
-        return try await withConnection { connection throws(SyncError) in
-            do {
-                let rows: PostgresRowSequence = try await connection.query(
-                    """
-                    SELECT uuid, device_name, started_at, ended_at, device, profile, hand, label, state,
-                           sample_count, effort_count, max_kg, average_kg
-                    FROM recordings WHERE account = \(account)
-                    ORDER BY started_at DESC, uuid LIMIT \(rowLimit)
-                    """, logger: logger)
-                var result: [RemoteRecording] = []
-                for try await row in rows.decode(
-                    (UUID, String, Date, Date?, String, String, String?, String?, String, Int64, Int32, Double?, Double?).self
-                ) {
-                    result.append(
-                        RemoteRecording(
-                            uuid: row.0, deviceName: row.1, startedAt: row.2, endedAt: row.3, device: row.4,
-                            profile: row.5, hand: row.6, label: row.7, state: row.8, sampleCount: Int(row.9),
-                            effortCount: Int(row.10), maxKilograms: row.11, averageKilograms: row.12))
-                }
-                return result
-            } catch {
-                throw SyncError(error, operation: "list the account's recordings")
-            }
-        }
-    }
-
     // MARK: - Connection
 
     /// Opens a connection, migrates (unless told not to), runs `body`, and closes the connection.

@@ -1,5 +1,6 @@
 import Foundation
 import GripStore
+import GripTestSupport
 import Logging
 
 @testable import GripSync

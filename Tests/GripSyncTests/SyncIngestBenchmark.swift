@@ -1,6 +1,7 @@
 import Foundation
 import GripAnalysis
 import GripStore
+import GripTestSupport
 import Testing
 
 @testable import GripSync

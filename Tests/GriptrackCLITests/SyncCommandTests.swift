@@ -1,4 +1,5 @@
 import Foundation
+import GripTestSupport
 import Testing
 
 /// `griptrack sync` without a server: the Pro gate, the status, and configuration errors.
@@ -50,5 +51,82 @@ struct SyncCommandTests {
         let result = try sandbox.run("sync")
         #expect(result.status == 5, "\(result)")
         #expect(result.stderr.contains("[sync] url is not set"), "\(result)")
+    }
+}
+
+/// `show`, `export` and `list --everywhere` against a real PostgreSQL 15: one device pushes, another reads.
+@Suite(
+    "griptrack --everywhere", .serialized,
+    .enabled(if: PostgresCluster.shouldRun, "PostgreSQL 15 is not installed: run scripts/setup"))
+struct EverywhereCommandTests {
+    static func config(_ cluster: PostgresCluster, device: String) -> String {
+        """
+        [entitlements]
+        bypass = true
+
+        [sync]
+        url = "postgres://griptrack@localhost/postgres?sslmode=disable&host=\(cluster.directory)"
+        account = "crag-gym"
+        device_name = "\(device)"
+        """
+    }
+
+    @Test("a recording pushed by one device is listed, shown and exported by another, sample for sample")
+    func anotherDevicesRecording() throws {
+        let cluster = try PostgresCluster()
+        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
+        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        defer {
+            gym.cleanUp()
+            home.cleanUp()
+        }
+        try gym.run("replay", gym.capture("repeaters"), "--save")
+        #expect(try gym.run("sync").status == 0)
+
+        let listed = try home.run("list", "--everywhere", "--json")
+        let rows = try #require(
+            (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["recordings"]
+                as? [[String: Any]], "\(listed)")
+        #expect(rows.map { $0["device_name"] as? String } == ["pi-gym"])
+        let uuid = try #require(rows.first?["uuid"] as? String)
+        let short = String(uuid.prefix(8))
+        #expect(try home.run("list", "--everywhere").stdout.contains(short + "  "))
+
+        // Everything below the title line is what the recording device prints for its own copy.
+        let local = try gym.run("show", "1")
+        let remote = try home.run("show", "--everywhere", short)
+        #expect(remote.status == 0, "\(remote)")
+        #expect(remote.stdout.hasPrefix("Recording \(short) from pi-gym: "), "\(remote)")
+        #expect(remote.stdout.drop { $0 != "\n" } == local.stdout.drop { $0 != "\n" })
+
+        // The exported samples and efforts are the device's, bit for bit; only the tag line names the source.
+        let localCSV = try gym.run("export", "1", "--format", "csv").stdout
+        let remoteCSV = try home.run("export", "--everywhere", uuid.uppercased(), "--format", "csv").stdout
+        func withoutTag(_ csv: String) -> [Substring] { csv.split(separator: "\r\n").filter { !$0.hasPrefix("tag,") } }
+        #expect(withoutTag(remoteCSV) == withoutTag(localCSV))
+        #expect(remoteCSV.contains("tag,griptrack recording \(uuid) from pi-gym"))
+        let localJSON = try JSONSerialization.jsonObject(
+            with: Data(try gym.run("export", "1", "--format", "json").stdout.utf8)) as? [String: Any]
+        let remoteJSON = try JSONSerialization.jsonObject(
+            with: Data(try home.run("export", "--everywhere", short, "--format", "json").stdout.utf8)) as? [String: Any]
+        #expect(remoteJSON?["device_name"] as? String == "pi-gym")
+        #expect(remoteJSON?["id"] == nil)
+        #expect((remoteJSON?["samples"] as? [Any])?.count == (localJSON?["samples"] as? [Any])?.count)
+        #expect(
+            (remoteJSON?["efforts"] as? [[String: Any]])?.map { $0["peak_kg"] as? Double }
+                == (localJSON?["efforts"] as? [[String: Any]])?.map { $0["peak_kg"] as? Double })
+    }
+
+    @Test("an unknown UUID start exits 1 saying where to look; a UUID without --everywhere is a usage error")
+    func unknownReference() throws {
+        let cluster = try PostgresCluster()
+        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        defer { home.cleanUp() }
+        let missing = try home.run("show", "--everywhere", "deadbeef")
+        #expect(missing.status == 1, "\(missing)")
+        #expect(missing.stderr.contains("no recording of account crag-gym on the sync server has a UUID starting with 'deadbeef'"), "\(missing)")
+        let local = try home.run("show", "deadbeef")
+        #expect(local.status == 2, "\(local)")
+        #expect(local.stderr.contains("add --everywhere"), "\(local)")
     }
 }

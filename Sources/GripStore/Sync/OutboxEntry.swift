@@ -118,6 +118,25 @@ public struct RawSampleChunk: Sendable, Equatable {
         self.sampleCount = sampleCount
         self.bytes = bytes
     }
+
+    /// The chunk's samples, decoded as the store decodes its own (a chunk read back from the sync server).
+    ///
+    /// - Returns: The samples, or what is wrong with the bytes (never traps on damaged input).
+    public func samples() -> Result<[StoredSample], ChunkDamage> {
+        guard encoding == SampleChunkCodec.encoding else {
+            return .failure(ChunkDamage(sequence: sequence, detail: "unknown encoding \(encoding)"))
+        }
+        return SampleChunkCodec.decode(firstMicros: firstMicros, count: sampleCount, bytes: bytes)
+            .mapError { ChunkDamage(sequence: sequence, detail: $0.detail) }
+    }
+}
+
+/// A sample chunk whose bytes do not decode.
+public struct ChunkDamage: Error, Sendable, Equatable {
+    /// The chunk's position in its recording.
+    public var sequence: Int
+    /// What is wrong.
+    public var detail: String
 }
 
 /// A recording as the sync client ships it: the row and its efforts.

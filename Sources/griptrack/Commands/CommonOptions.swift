@@ -135,6 +135,29 @@ struct RecordingIDArgument: ExpressibleByArgument {
     }
 }
 
+/// A recording named on the command line: a local id (`12`), or with `--everywhere` the start of its UUID as
+/// `list --everywhere` shows it (`1b4e28ba`).
+struct RecordingReference: ExpressibleByArgument {
+    var text: String
+    /// Set when the text is a positive integer.
+    var localID: RecordingID?
+
+    init?(argument: String) {
+        let isUUIDStart = !argument.isEmpty && argument.allSatisfy { $0.isHexDigit || $0 == "-" }
+        localID = Int64(argument).flatMap { $0 > 0 ? RecordingID(rawValue: $0) : nil }
+        guard localID != nil || isUUIDStart else { return nil }
+        text = argument
+    }
+
+    /// The local id, or a usage error saying that a UUID names a recording on the sync server.
+    func requireLocal() throws -> RecordingID {
+        guard let localID else {
+            throw ValidationError("'\(text)' is not a recording id; to read a recording from the sync server by its UUID, add --everywhere.")
+        }
+        return localID
+    }
+}
+
 /// A date argument: `2027-03-01` (UTC midnight) or ISO 8601 with time.
 struct DateArgument: ExpressibleByArgument {
     var date: Date

@@ -3,10 +3,11 @@ import Foundation
 import GripAnalysis
 import GripImport
 import GripStore
+import GripSync
 
 extension Griptrack {
     /// `griptrack export` (Pro): recordings with every sample, as CSV or JSON.
-    struct Export: ParsableCommand {
+    struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
             abstract: "Export recordings with every sample as CSV or JSON (Pro).",
@@ -14,7 +15,9 @@ extension Griptrack {
                 CSV follows the Tindeq app's layout: a header block of `field,value` lines, an empty line, then \
                 `time,weight` rows (seconds from the first sample, kg as the device reported them), CRLF line \
                 endings; `griptrack import` reads it back to the same samples. JSON holds the recording, its efforts and its samples. With --all, CSV writes one \
-                griptrack-<id>.csv per recording into the directory given by -o; JSON writes one array.
+                griptrack-<id>.csv per recording into the directory given by -o; JSON writes one array. With \
+                --everywhere, ID is the start of a UUID from `griptrack list --everywhere` and the recording is read \
+                from the sync server, whichever device recorded it.
                 """
         )
 
@@ -25,8 +28,11 @@ extension Griptrack {
         @OptionGroup var common: CommonOptions
         @OptionGroup var place: SocketOption
 
-        @Argument(help: "The recording's id.")
-        var id: RecordingIDArgument?
+        @Argument(help: "The recording's id, or with --everywhere the start of its UUID.")
+        var id: RecordingReference?
+
+        @Flag(help: "Read the recording from the sync server: the account's recordings from every device.")
+        var everywhere = false
 
         @Flag(help: "Export every recording.")
         var all = false
@@ -42,29 +48,26 @@ extension Griptrack {
             if (id == nil) == !all {
                 throw ValidationError("Name one recording id, or pass --all (not both).")
             }
+            if all && everywhere {
+                throw ValidationError("--everywhere exports one recording: name it by the start of its UUID.")
+            }
             if all && format == .csv && output == nil {
                 throw ValidationError("--all --format csv writes one file per recording: name a directory with -o DIR.")
             }
         }
 
-        func run() throws {
-            // Where the data comes from: griptrackd's database (READ pages) or a file (docs/storage.md).
-            let library = try LibraryChoice.open(common: common, socket: place)
-            try library.plan().requirePro("`griptrack export`")
-            let ids: [RecordingID]
-            if let id {
-                ids = [id.id]
+        func run() async throws {
+            let exports: [RecordingExport]
+            if everywhere, let id {
+                let detail = try await SyncSetup.recordingEverywhere(
+                    id, common: common, what: "`griptrack export --everywhere`")
+                var export = RecordingExport(
+                    row: detail.recording.localRow, efforts: detail.efforts, samples: detail.samples)
+                export.id = nil
+                export.deviceName = detail.recording.deviceName
+                exports = [export]
             } else {
-                ids = try library.list(limit: nil).0.visible.reversed().map(\.id)
-            }
-            var exports: [RecordingExport] = []
-            for id in ids {
-                let (row, efforts) = try library.show(id)
-                let samples = try library.samples(of: id)
-                exports.append(RecordingExport(row: row, efforts: efforts, samples: samples))
-            }
-            if library.database.kind == .daemon {
-                FileHandle.standardError.write(Data("Exported from \(library.database.text)\n".utf8))
+                exports = try localExports()
             }
             switch format {
             case .json:
@@ -79,13 +82,35 @@ extension Griptrack {
                 let directory = output ?? "."
                 try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 for export in exports {
-                    let path = URL(fileURLWithPath: directory).appendingPathComponent("griptrack-\(export.id).csv").path
+                    let path = URL(fileURLWithPath: directory).appendingPathComponent("griptrack-\(export.id.map(String.init) ?? export.uuid).csv").path
                     try write(Data(export.csv.utf8), to: path)
                 }
                 FileHandle.standardError.write(Data("Wrote \(exports.count) CSV file(s) to \(directory)\n".utf8))
             case .csv:
                 try write(Data(exports[0].csv.utf8), to: output)
             }
+        }
+
+        /// Where the data comes from: griptrackd's database (READ pages) or a file (docs/storage.md).
+        private func localExports() throws -> [RecordingExport] {
+            let library = try LibraryChoice.open(common: common, socket: place)
+            try library.plan().requirePro("`griptrack export`")
+            let ids: [RecordingID]
+            if let id {
+                ids = [try id.requireLocal()]
+            } else {
+                ids = try library.list(limit: nil).0.visible.reversed().map(\.id)
+            }
+            var exports: [RecordingExport] = []
+            for id in ids {
+                let (row, efforts) = try library.show(id)
+                let samples = try library.samples(of: id)
+                exports.append(RecordingExport(row: row, efforts: efforts, samples: samples))
+            }
+            if library.database.kind == .daemon {
+                FileHandle.standardError.write(Data("Exported from \(library.database.text)\n".utf8))
+            }
+            return exports
         }
 
         private func write(_ data: Data, to path: String?) throws {
@@ -109,8 +134,11 @@ struct RecordingExport: Encodable {
         var kg: Float
     }
 
-    var id: Int64
+    /// The local id; nil for a recording read from the sync server (`--everywhere`).
+    var id: Int64?
     var uuid: String
+    /// The device that recorded it, for a recording read from the sync server.
+    var deviceName: String?
     var startedAt: Date
     var endedAt: Date?
     var device: String
@@ -142,7 +170,7 @@ struct RecordingExport: Encodable {
         func number(_ value: Float?) -> String { value.map { String(format: "%.3f", Double($0)) } ?? "" }
         let fields = [
             ("date", Format.second(startedAt)),
-            ("tag", "griptrack recording \(id)"),
+            ("tag", id.map { "griptrack recording \($0)" } ?? "griptrack recording \(uuid) from \(deviceName ?? "?")"),
             ("comment", ""),
             ("unit", "kg"),
             ("type", "recording"),

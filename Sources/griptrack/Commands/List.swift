@@ -77,14 +77,15 @@ extension Griptrack {
                 return
             }
             print(Self.everywhereTable(rows), terminator: "")
+            if !rows.isEmpty { print("`griptrack show --everywhere ID` shows one (the ID is the start of its UUID).") }
         }
 
         static func everywhereTable(_ rows: [RemoteRecording]) -> String {
             guard !rows.isEmpty else { return "No recordings on the sync server yet. Push with `griptrack sync`.\n" }
-            var lines = ["started            length  efforts       max   average  device"]
+            var lines = ["ID        started            length  efforts       max   average  device"]
             for row in rows {
                 let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "—"
-                var line = Format.minute(row.startedAt) + "  " + length.leftPadded(6) + "  "
+                var line = row.shortID + "  " + Format.minute(row.startedAt) + "  " + length.leftPadded(6) + "  "
                     + String(row.effortCount).leftPadded(7) + "  " + Format.kg(row.maxKilograms).leftPadded(8) + "  "
                     + Format.kg(row.averageKilograms).leftPadded(8) + "  " + row.deviceName
                 if row.state != "complete" { line += "  (\(row.state))" }
@@ -176,12 +177,16 @@ struct EverywhereJSON: Encodable {
 
     init(_ rows: [RemoteRecording], account: String) {
         self.account = account
-        recordings = rows.map {
-            Item(
-                uuid: $0.uuid.uuidString.lowercased(), deviceName: $0.deviceName, startedAt: $0.startedAt,
-                endedAt: $0.endedAt, device: $0.device, profile: $0.profile, hand: $0.hand, label: $0.label,
-                state: $0.state, efforts: $0.effortCount, samples: $0.sampleCount, maxKg: jsonKg($0.maxKilograms),
-                avgKg: jsonKg($0.averageKilograms))
-        }
+        recordings = rows.map(Item.init)
+    }
+}
+
+extension EverywhereJSON.Item {
+    init(_ row: RemoteRecording) {
+        self.init(
+            uuid: row.uuid.uuidString.lowercased(), deviceName: row.deviceName, startedAt: row.startedAt,
+            endedAt: row.endedAt, device: row.device, profile: row.profile, hand: row.hand, label: row.label,
+            state: row.state, efforts: row.effortCount, samples: row.sampleCount, maxKg: jsonKg(row.maxKilograms),
+            avgKg: jsonKg(row.averageKilograms))
     }
 }

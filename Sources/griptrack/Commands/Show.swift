@@ -1,25 +1,31 @@
 import ArgumentParser
 import Foundation
 import GripStore
+import GripSync
 
 extension Griptrack {
     /// `griptrack show <id>`: one recording's efforts and force curve.
-    struct Show: ParsableCommand {
+    struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
             abstract: "Show a recording: its efforts and a force–time plot.",
             discussion: """
                 Prints the recording's summary, a table of its efforts (peak, mean, duration, time to peak, \
                 RFD 20–80 %, impulse) and a force–time plot drawn with braille characters. --svg FILE also writes \
-                the chart as an SVG file (Pro). On the free plan only the last 5 recordings can be shown.
+                the chart as an SVG file (Pro). On the free plan only the last 5 recordings can be shown. \
+                With --everywhere, ID is the start of a UUID from `griptrack list --everywhere` and the recording \
+                is read from the sync server, whichever device recorded it (Pro).
                 """
         )
 
         @OptionGroup var common: CommonOptions
         @OptionGroup var place: SocketOption
 
-        @Argument(help: "The recording's id (see `griptrack list`).")
-        var id: RecordingIDArgument
+        @Argument(help: "The recording's id (see `griptrack list`), or with --everywhere the start of its UUID.")
+        var id: RecordingReference
+
+        @Flag(help: "Read the recording from the sync server: the account's recordings from every device (Pro).")
+        var everywhere = false
 
         @Option(help: ArgumentHelp("Write a force–time chart as SVG to this file (Pro).", valueName: "file"))
         var svg: String?
@@ -27,21 +33,16 @@ extension Griptrack {
         @Flag(help: "Leave out the terminal plot.")
         var noPlot = false
 
-        func run() throws {
+        func run() async throws {
+            if everywhere {
+                try await showEverywhere()
+                return
+            }
             let library = try LibraryChoice.open(common: common, socket: place)
             if svg != nil { try library.plan().requirePro("The SVG chart (`griptrack show --svg`)") }
-            let (row, efforts) = try library.show(id.id)
+            let (row, efforts) = try library.show(try id.requireLocal())
             let samples = try library.samples(of: row.id)
-            if let svg {
-                let chart = ForceChartSVG(
-                    samples: samples, efforts: efforts,
-                    title: "Recording \(row.id) — \(Format.minute(row.startedAt)) — max \(Format.kg(row.maxKilograms))")
-                do {
-                    try Data(chart.text.utf8).write(to: URL(fileURLWithPath: svg))
-                } catch {
-                    throw CLIExit.error.fail("cannot write \(svg): \(error.localizedDescription)")
-                }
-            }
+            try writeChart(name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples)
             // An imported test: the app's own figures beside griptrack's.
             let imported = try library.importedFigures(of: row.id).map {
                 ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
@@ -53,15 +54,48 @@ extension Griptrack {
                 try printJSON(json)
                 return
             }
-            print(Self.text(row: row, efforts: efforts, samples: samples, plot: !noPlot), terminator: "")
+            print(Self.text(name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples, plot: !noPlot),
+                  terminator: "")
             if let imported { print("\n" + imported.text, terminator: "") }
             if let svg { print("Chart written to \(svg)") }
         }
 
-        static func text(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample], plot: Bool) -> String {
+        /// `--everywhere`: the personal database's plan decides (sync is Pro), the server answers.
+        private func showEverywhere() async throws {
+            let detail = try await SyncSetup.recordingEverywhere(
+                id, common: common, what: "`griptrack show --everywhere`")
+            let row = detail.recording.localRow
+            let name = "Recording \(detail.recording.shortID) from \(detail.recording.deviceName)"
+            try writeChart(name: name, row: row, efforts: detail.efforts, samples: detail.samples)
+            if common.json {
+                try printJSON(ShowEverywhereJSON(detail))
+                return
+            }
+            print(Self.text(name: name, row: row, efforts: detail.efforts, samples: detail.samples, plot: !noPlot),
+                  terminator: "")
+            if let svg { print("Chart written to \(svg)") }
+        }
+
+        private func writeChart(
+            name: String, row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]
+        ) throws {
+            guard let svg else { return }
+            let chart = ForceChartSVG(
+                samples: samples, efforts: efforts,
+                title: "\(name) — \(Format.minute(row.startedAt)) — max \(Format.kg(row.maxKilograms))")
+            do {
+                try Data(chart.text.utf8).write(to: URL(fileURLWithPath: svg))
+            } catch {
+                throw CLIExit.error.fail("cannot write \(svg): \(error.localizedDescription)")
+            }
+        }
+
+        static func text(
+            name: String, row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample], plot: Bool
+        ) -> String {
             var lines: [String] = []
             let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "still recording"
-            lines.append("Recording \(row.id): \(Format.second(row.startedAt)), \(length), \(row.profile) (\(row.device))")
+            lines.append("\(name): \(Format.second(row.startedAt)), \(length), \(row.profile) (\(row.device))")
             var summary = "\(efforts.count) effort\(efforts.count == 1 ? "" : "s"), max \(Format.kg(row.maxKilograms)), "
                 + "average \(Format.kg(row.averageKilograms)), \(row.sampleCount) samples"
             if row.state != .complete { summary += ", \(row.state.rawValue)" }
@@ -136,5 +170,16 @@ struct ShowJSON: Encodable {
                 rfdKgS: $0.rfdKilogramsPerSecond, impulseKgS: $0.impulseKilogramSeconds,
                 baselineKg: jsonKg($0.baselineKilograms), open: $0.isOpen, openStart: $0.isOpenStart)
         }
+    }
+}
+
+/// `griptrack show --everywhere --json`: the server's row (with its device) and the efforts as `show --json` has them.
+struct ShowEverywhereJSON: Encodable {
+    var recording: EverywhereJSON.Item
+    var efforts: [ShowJSON.EffortItem]
+
+    init(_ detail: RemoteRecordingDetail) {
+        recording = EverywhereJSON.Item(detail.recording)
+        efforts = ShowJSON(row: detail.recording.localRow, efforts: detail.efforts, samples: detail.samples).efforts
     }
 }

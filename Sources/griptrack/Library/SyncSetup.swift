@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GripConfig
 import GripDaemon
+import GripStore
 import GripSync
 import Logging
 
@@ -25,6 +26,33 @@ enum SyncSetup {
         return sync.client
     }
 
+    /// One of the account's recordings from the sync server (`show`/`export --everywhere`), after the personal
+    /// database's plan allowed sync. Exits 1 when no recording or several start with `reference`.
+    static func recordingEverywhere(
+        _ reference: RecordingReference, common: CommonOptions, what: String
+    ) async throws -> RemoteRecordingDetail {
+        let session = try common.session()
+        try session.requirePro("\(what) (sync)")
+        let client = try SyncSetup.client(session.config)
+        let lookup: RemoteLookup
+        do {
+            lookup = try await client.recordingEverywhere(matching: reference.text)
+        } catch {
+            throw SyncSetup.exit(error)
+        }
+        switch lookup {
+        case .found(let detail):
+            return detail
+        case .notFound:
+            throw CLIExit.error.fail(
+                "no recording of account \(client.settings.account) on the sync server has a UUID starting with "
+                    + "'\(reference.text)'; `griptrack list --everywhere` shows them")
+        case .ambiguous(let matches):
+            let names = matches.map { "\($0.uuid.uuidString.lowercased()) (\($0.deviceName))" }.joined(separator: ", ")
+            throw CLIExit.error.fail("'\(reference.text)' starts several recordings' UUIDs: \(names); give more of it")
+        }
+    }
+
     /// The exit for a sync failure: 3 when Pro is missing, 1 otherwise (the outbox is kept either way).
     static func exit(_ error: SyncError) -> ExitCode {
         switch error {
@@ -32,5 +60,19 @@ enum SyncSetup {
         case .notConfigured, .tls: CLIExit.invalidInput.fail(error.description)
         default: CLIExit.error.fail(error.description)
         }
+    }
+}
+
+extension RemoteRecording {
+    /// The first 8 hex digits of the UUID: what `list --everywhere` shows and `show --everywhere` takes.
+    var shortID: String { String(uuid.uuidString.lowercased().prefix(8)) }
+
+    /// The server's row in the shape the local commands print (id 0: it has no id on this device).
+    var localRow: RecordingRow {
+        RecordingRow(
+            id: RecordingID(rawValue: 0), uuid: uuid, startedAt: startedAt, endedAt: endedAt, device: device,
+            profile: profile, hand: hand.flatMap(GripStore.Hand.init(rawValue:)), label: label,
+            state: RecordingState(rawValue: state) ?? .complete, maxKilograms: maxKilograms,
+            averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount)
     }
 }

@@ -7,26 +7,26 @@ import Testing
 ///
 /// PostgreSQL refuses to run as root, and CI runs as root: there every command runs as the `postgres` user
 /// (`runuser -u postgres --`), which Debian's package creates, and the directory is handed to it.
-final class PostgresCluster: Sendable {
-    static let binaries = "/usr/lib/postgresql/15/bin"
+public final class PostgresCluster: Sendable {
+    public static let binaries = "/usr/lib/postgresql/15/bin"
     /// The server's superuser, and the user the tests log in as.
-    static let user = "griptrack"
-    static let port = 5432
+    public static let user = "griptrack"
+    public static let port = 5432
 
     /// Whether Debian's `postgresql-15` is installed.
-    static var installed: Bool { FileManager.default.isExecutableFile(atPath: binaries + "/pg_ctl") }
+    public static var installed: Bool { FileManager.default.isExecutableFile(atPath: binaries + "/pg_ctl") }
     /// Tests run when PostgreSQL is installed, and in CI always (where a missing server must fail, not skip).
-    static var shouldRun: Bool { installed || ProcessInfo.processInfo.environment["CI"] != nil }
+    public static var shouldRun: Bool { installed || ProcessInfo.processInfo.environment["CI"] != nil }
 
-    let directory: String
-    var dataDirectory: String { directory + "/data" }
-    var logFile: String { directory + "/server.log" }
+    public let directory: String
+    public var dataDirectory: String { directory + "/data" }
+    public var logFile: String { directory + "/server.log" }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    init() throws {
+    public init() throws {
         guard Self.installed else {
             throw Failure(
                 description: "PostgreSQL 15 is not installed (\(Self.binaries)/pg_ctl is missing); run scripts/setup")
@@ -46,7 +46,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// Starts the server and waits until it accepts connections.
-    func start() throws {
+    public func start() throws {
         let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -p \(Self.port) -c fsync=off"
         try Self.run(
             [Self.binaries + "/pg_ctl", "-D", dataDirectory, "-l", logFile, "-w", "-t", "60", "-o", options, "start"],
@@ -54,7 +54,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// Stops the server (fast: open connections are cut, as a crash or restart would).
-    func stop() throws {
+    public func stop() throws {
         try Self.run([Self.binaries + "/pg_ctl", "-D", dataDirectory, "-m", "fast", "-w", "stop"], asPostgres: true)
     }
 

@@ -1,0 +1,137 @@
+import Foundation
+import GripStore
+import PostgresNIO
+
+/// One recording of the account read back from the sync database: what `griptrack show --everywhere` and
+/// `export --everywhere` print for a recording made on another device.
+public struct RemoteRecordingDetail: Sendable {
+    /// The recording's row, with the device that recorded it.
+    public var recording: RemoteRecording
+    /// Its efforts, in order.
+    public var efforts: [StoredEffort]
+    /// Every sample, decoded from the server's chunks.
+    public var samples: [StoredSample]
+}
+
+/// The answer to "which recording does this UUID prefix name?".
+public enum RemoteLookup: Sendable {
+    case found(RemoteRecordingDetail)
+    case notFound
+    /// Several of the account's recordings start with the prefix (at most five are listed).
+    case ambiguous([RemoteRecording])
+}
+
+extension SyncClient {
+    /// The account's recordings on the server, from every device, newest first.
+    ///
+    /// - Parameter limit: How many; `nil` for all.
+    /// - Returns: The rows, each naming the device that recorded it.
+    /// - Throws: ``SyncError``.
+    public func recordingsEverywhere(limit: Int? = nil) async throws(SyncError) -> [RemoteRecording] {
+        try await withConnection { connection throws(SyncError) in
+            try await fetchRecordings(on: connection, uuidPrefix: nil, limit: limit)
+        }
+    }
+
+    /// The account's recordings, newest first: all of them, or those whose UUID starts with `uuidPrefix`
+    /// (lower-case hex digits and dashes only, so it holds no LIKE wildcard).
+    func fetchRecordings(
+        on connection: PostgresConnection, uuidPrefix: String?, limit: Int?
+    ) async throws(SyncError) -> [RemoteRecording] {
+        let rowLimit = Int64(limit.map { max(0, $0) } ?? Int(Int32.max))
+        let account = settings.account
+        do {
+            let rows: PostgresRowSequence = try await connection.query(
+                """
+                SELECT uuid, device_name, started_at, ended_at, device, profile, hand, label, state,
+                       sample_count, effort_count, max_kg, average_kg
+                FROM recordings
+                WHERE account = \(account) AND (\(uuidPrefix)::text IS NULL OR uuid::text LIKE \(uuidPrefix) || '%')
+                ORDER BY started_at DESC, uuid LIMIT \(rowLimit)
+                """, logger: logger)
+            var result: [RemoteRecording] = []
+            for try await row in rows.decode(
+                (UUID, String, Date, Date?, String, String, String?, String?, String, Int64, Int32, Double?, Double?).self
+            ) {
+                result.append(
+                    RemoteRecording(
+                        uuid: row.0, deviceName: row.1, startedAt: row.2, endedAt: row.3, device: row.4,
+                        profile: row.5, hand: row.6, label: row.7, state: row.8, sampleCount: Int(row.9),
+                        effortCount: Int(row.10), maxKilograms: row.11, averageKilograms: row.12))
+            }
+            return result
+        } catch {
+            throw SyncError(error, operation: "list the account's recordings")
+        }
+    }
+
+    /// Reads one of the account's recordings with its efforts and samples.
+    ///
+    /// - Parameter prefix: The recording's UUID or its start, as `list --everywhere` shows it (case-insensitive).
+    /// - Returns: The recording; ``RemoteLookup/notFound`` when the account has none with that prefix (another
+    ///   account's are never matched); ``RemoteLookup/ambiguous(_:)`` when several match.
+    /// - Throws: ``SyncError``; a chunk that does not decode is ``SyncError/server(operation:detail:)`` naming it.
+    public func recordingEverywhere(matching prefix: String) async throws(SyncError) -> RemoteLookup {
+        let prefix = prefix.lowercased()
+        guard !prefix.isEmpty, prefix.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D })
+        else { return .notFound }
+        let account = settings.account
+        return try await withConnection { connection throws(SyncError) in
+            let matches = try await fetchRecordings(on: connection, uuidPrefix: prefix, limit: 5)
+            guard matches.count == 1, let recording = matches.first else {
+                return matches.isEmpty ? .notFound : .ambiguous(matches)
+            }
+            let uuid = recording.uuid
+            do {
+                var efforts: [StoredEffort] = []
+                let effortRows: PostgresRowSequence = try await connection.query(
+                    """
+                    SELECT e.effort_index, e.start_micros, e.end_micros, e.peak_kg, e.mean_kg, e.duration_micros,
+                           e.time_to_peak_micros, e.rfd_kg_per_s, e.impulse_kg_s, e.baseline_kg, e.is_open_start,
+                           e.is_open
+                    FROM efforts e JOIN recordings r ON r.uuid = e.recording_uuid
+                    WHERE r.uuid = \(uuid) AND r.account = \(account)
+                    ORDER BY e.effort_index
+                    """, logger: logger)
+                for try await row in effortRows.decode(
+                    (Int32, Int64, Int64, Double, Double, Int64, Int64, Double?, Double, Double, Bool, Bool).self
+                ) {
+                    efforts.append(
+                        StoredEffort(
+                            index: Int(row.0), startMicros: row.1, endMicros: row.2, peakKilograms: row.3,
+                            meanKilograms: row.4, durationMicros: row.5, timeToPeakMicros: row.6,
+                            rfdKilogramsPerSecond: row.7, impulseKilogramSeconds: row.8, baselineKilograms: row.9,
+                            isOpenStart: row.10, isOpen: row.11))
+                }
+                var samples: [StoredSample] = []
+                samples.reserveCapacity(recording.sampleCount)
+                let chunkRows: PostgresRowSequence = try await connection.query(
+                    """
+                    SELECT c.sequence, c.encoding, c.first_micros, c.sample_count, c.samples
+                    FROM sample_chunks c JOIN recordings r ON r.uuid = c.recording_uuid
+                    WHERE r.uuid = \(uuid) AND r.account = \(account)
+                    ORDER BY c.sequence
+                    """, logger: logger)
+                for try await (sequence, encoding, first, count, bytes) in chunkRows.decode(
+                    (Int32, Int16, Int64, Int32, ByteBuffer).self)
+                {
+                    let chunk = RawSampleChunk(
+                        sequence: Int(sequence), encoding: Int(encoding), firstMicros: first,
+                        sampleCount: Int(count), bytes: Data(bytes.readableBytesView))
+                    switch chunk.samples() {
+                    case .success(let decoded): samples += decoded
+                    case .failure(let damage):
+                        throw SyncError.server(
+                            operation: "read recording \(uuid)",
+                            detail: "sample chunk \(damage.sequence) does not decode: \(damage.detail)")
+                    }
+                }
+                return .found(RemoteRecordingDetail(recording: recording, efforts: efforts, samples: samples))
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw SyncError(error, operation: "read recording \(uuid)")
+            }
+        }
+    }
+}
