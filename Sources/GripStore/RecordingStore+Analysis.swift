@@ -101,6 +101,26 @@ public struct RecordingStatistics: Sendable, Equatable {
     }
 }
 
+extension RecordingStatistics {
+    /// The same figures as ``RecordingStore/statistics(limit:)``, for recordings read from elsewhere (the sync
+    /// server): highest peak of all efforts, mean peak of the complete ones (of all when none is complete).
+    ///
+    /// - Parameters:
+    ///   - starts: Each recording's start.
+    ///   - samples: Samples in those recordings.
+    ///   - efforts: Their efforts.
+    public init(starts: [Date], samples: Int, efforts: [StoredEffort]) {
+        let complete = efforts.filter { !$0.isOpen && !$0.isOpenStart }
+        let averaged = complete.isEmpty ? efforts : complete
+        self.init(
+            recordings: starts.count, efforts: efforts.count, samples: samples,
+            maxKilograms: efforts.map(\.peakKilograms).max(),
+            averageKilograms: averaged.isEmpty
+                ? nil : averaged.reduce(0) { $0 + $1.peakKilograms } / Double(averaged.count),
+            first: starts.min(), last: starts.max())
+    }
+}
+
 extension RecordingStore {
     /// Longest device-time span of one stored chunk (as ``ChunkWriter`` commits live).
     static let chunkSpanMicros: Int64 = 500_000

@@ -65,6 +65,51 @@ extension SyncClient {
         }
     }
 
+    /// Every recording of the account with its efforts, oldest first: what `stats` and `trends --everywhere` need
+    /// (no samples).
+    ///
+    /// - Returns: The recordings, each with its efforts in order.
+    /// - Throws: ``SyncError``.
+    public func historyEverywhere() async throws(SyncError) -> [(recording: RemoteRecording, efforts: [StoredEffort])] {
+        let account = settings.account
+        return try await withConnection { connection throws(SyncError) in
+            let recordings = try await fetchRecordings(on: connection, uuidPrefix: nil, limit: nil)
+            var efforts: [UUID: [StoredEffort]] = [:]
+            do {
+                let rows: PostgresRowSequence = try await connection.query(
+                    """
+                    SELECT e.recording_uuid, \(unescaped: Self.effortColumns)
+                    FROM efforts e JOIN recordings r ON r.uuid = e.recording_uuid
+                    WHERE r.account = \(account)
+                    ORDER BY e.recording_uuid, e.effort_index
+                    """, logger: logger)
+                for try await row in rows.decode(
+                    (UUID, Int32, Int64, Int64, Double, Double, Int64, Int64, Double?, Double, Double, Bool, Bool).self
+                ) {
+                    efforts[row.0, default: []].append(
+                        Self.effort((row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12)))
+                }
+            } catch {
+                throw SyncError(error, operation: "read the account's efforts")
+            }
+            return recordings.reversed().map { ($0, efforts[$0.uuid] ?? []) }
+        }
+    }
+
+    /// The `efforts` columns (table alias `e`) in the order ``effort(_:)`` reads them.
+    private static let effortColumns = """
+        e.effort_index, e.start_micros, e.end_micros, e.peak_kg, e.mean_kg, e.duration_micros, e.time_to_peak_micros,
+        e.rfd_kg_per_s, e.impulse_kg_s, e.baseline_kg, e.is_open_start, e.is_open
+        """
+    private typealias EffortRow = (Int32, Int64, Int64, Double, Double, Int64, Int64, Double?, Double, Double, Bool, Bool)
+
+    private static func effort(_ row: EffortRow) -> StoredEffort {
+        StoredEffort(
+            index: Int(row.0), startMicros: row.1, endMicros: row.2, peakKilograms: row.3, meanKilograms: row.4,
+            durationMicros: row.5, timeToPeakMicros: row.6, rfdKilogramsPerSecond: row.7,
+            impulseKilogramSeconds: row.8, baselineKilograms: row.9, isOpenStart: row.10, isOpen: row.11)
+    }
+
     /// Reads one of the account's recordings with its efforts and samples.
     ///
     /// - Parameter prefix: The recording's UUID or its start, as `list --everywhere` shows it (case-insensitive).
@@ -86,22 +131,13 @@ extension SyncClient {
                 var efforts: [StoredEffort] = []
                 let effortRows: PostgresRowSequence = try await connection.query(
                     """
-                    SELECT e.effort_index, e.start_micros, e.end_micros, e.peak_kg, e.mean_kg, e.duration_micros,
-                           e.time_to_peak_micros, e.rfd_kg_per_s, e.impulse_kg_s, e.baseline_kg, e.is_open_start,
-                           e.is_open
+                    SELECT \(unescaped: Self.effortColumns)
                     FROM efforts e JOIN recordings r ON r.uuid = e.recording_uuid
                     WHERE r.uuid = \(uuid) AND r.account = \(account)
                     ORDER BY e.effort_index
                     """, logger: logger)
-                for try await row in effortRows.decode(
-                    (Int32, Int64, Int64, Double, Double, Int64, Int64, Double?, Double, Double, Bool, Bool).self
-                ) {
-                    efforts.append(
-                        StoredEffort(
-                            index: Int(row.0), startMicros: row.1, endMicros: row.2, peakKilograms: row.3,
-                            meanKilograms: row.4, durationMicros: row.5, timeToPeakMicros: row.6,
-                            rfdKilogramsPerSecond: row.7, impulseKilogramSeconds: row.8, baselineKilograms: row.9,
-                            isOpenStart: row.10, isOpen: row.11))
+                for try await row in effortRows.decode(EffortRow.self) {
+                    efforts.append(Self.effort(row))
                 }
                 var samples: [StoredSample] = []
                 samples.reserveCapacity(recording.sampleCount)

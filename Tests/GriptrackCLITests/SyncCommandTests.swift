@@ -117,6 +117,40 @@ struct EverywhereCommandTests {
                 == (localJSON?["efforts"] as? [[String: Any]])?.map { $0["peak_kg"] as? Double })
     }
 
+    @Test("stats and trends --everywhere cover both devices' recordings, as one database holding both would")
+    func statsAcrossDevices() throws {
+        let cluster = try PostgresCluster()
+        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
+        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        let both = try CLISandbox(config: "[entitlements]\nbypass = true\n")
+        defer {
+            for sandbox in [gym, home, both] { sandbox.cleanUp() }
+        }
+        for (sandbox, capture) in [(gym, "repeaters"), (home, "max-pulls"), (both, "repeaters"), (both, "max-pulls")] {
+            #expect(try sandbox.run("replay", sandbox.capture(capture), "--save").status == 0)
+        }
+        #expect(try gym.run("sync").status == 0)
+        #expect(try home.run("sync").status == 0)
+
+        func json(_ result: CLIRunner.Result) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+        }
+        let everywhere = try json(try home.run("stats", "--everywhere", "--json"))
+        let local = try json(try both.run("stats", "--json"))
+        #expect(everywhere["account"] as? String == "crag-gym")
+        #expect(everywhere["devices"] as? Int == 2)
+        for key in ["recordings", "efforts", "samples", "max_kg", "avg_kg"] {
+            #expect("\(everywhere[key] ?? "nil")" == "\(local[key] ?? "nil")", "\(key)")
+        }
+        let trendsEverywhere = try json(try gym.run("trends", "--everywhere", "--json"))
+        let trendsLocal = try json(try both.run("trends", "--json"))
+        for key in ["personal_best_kg", "slope_kg_per_week", "change_from_first_kg"] {
+            #expect("\(trendsEverywhere[key] ?? "nil")" == "\(trendsLocal[key] ?? "nil")", "\(key)")
+        }
+        let text = try home.run("stats", "--everywhere")
+        #expect(text.stdout.hasPrefix("All 2 recordings of account crag-gym from 2 devices"), "\(text)")
+    }
+
     @Test("an unknown UUID start exits 1 saying where to look; a UUID without --everywhere is a usage error")
     func unknownReference() throws {
         let cluster = try PostgresCluster()

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import GripAnalysis
 import GripStore
+import GripSync
 
 extension Griptrack {
     /// `griptrack stats`: max and average; Pro adds trends and comparisons.
-    struct Stats: ParsableCommand {
+    struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
             abstract: "Show max and average force; Pro adds trends and comparisons.",
@@ -13,14 +14,22 @@ extension Griptrack {
                 Max is the highest effort peak, average the mean of the effort peaks (open efforts left out). On \
                 the free plan they cover the last 5 recordings (the ones `griptrack list` shows); with Pro they \
                 cover every recording and add the personal best, the slope in kg/week and how the latest \
-                recording compares with the previous one and with the best.
+                recording compares with the previous one and with the best. With --everywhere they cover the \
+                account's recordings from every device, read from the sync server (Pro).
                 """
         )
 
         @OptionGroup var common: CommonOptions
         @OptionGroup var place: SocketOption
 
-        func run() throws {
+        @Flag(help: "Cover the account's recordings from every device, read from the sync server (Pro).")
+        var everywhere = false
+
+        func run() async throws {
+            if everywhere {
+                try await statsEverywhere()
+                return
+            }
             let library = try LibraryChoice.open(common: common, socket: place)
             let (stats, status) = try library.stats()
             let limit = status.visibleLimit
@@ -54,6 +63,36 @@ extension Griptrack {
                 }
                 print("Pro adds trends and comparisons (`griptrack pro status`).")
             }
+        }
+
+        /// `--everywhere`: the personal database's plan decides (sync is Pro), the server answers.
+        private func statsEverywhere() async throws {
+            let (account, history) = try await SyncSetup.historyEverywhere(
+                common: common, what: "`griptrack stats --everywhere`")
+            let stats = RecordingStatistics(
+                starts: history.map(\.recording.startedAt), samples: history.reduce(0) { $0 + $1.recording.sampleCount },
+                efforts: history.flatMap(\.efforts))
+            let comparison = Comparison(history.map { $0.recording.analysed(efforts: $0.efforts) })
+            let devices = Set(history.map(\.recording.deviceName)).count
+            if common.json {
+                var json = StatsJSON(stats: stats, comparison: comparison, plan: "pro", hidden: 0, database: nil)
+                json.account = account
+                json.devices = devices
+                try printJSON(json)
+                return
+            }
+            guard stats.recordings > 0 else {
+                print("No recordings on the sync server yet. Push with `griptrack sync`.")
+                return
+            }
+            let range = [stats.first, stats.last].compactMap { $0 }.map(Format.day)
+            print("All \(stats.recordings) recording\(stats.recordings == 1 ? "" : "s") of account \(account) from "
+                + "\(devices) device\(devices == 1 ? "" : "s") "
+                + "(\(Set(range).count == 1 ? range[0] : range.joined(separator: " – "))), \(stats.efforts) efforts")
+            print("Max:      \(Format.kg(stats.maxKilograms))")
+            print("Average:  \(Format.kg(stats.averageKilograms)) (mean effort peak)")
+            print("")
+            print(comparison.text, terminator: "")
         }
     }
 }
@@ -113,9 +152,12 @@ struct StatsJSON: Encodable {
     var first: Date?
     var last: Date?
     var comparison: Comparison?
-    var database: DatabaseChoice
+    /// Where the figures come from: a database, or (`--everywhere`) nil and the sync account with its device count.
+    var database: DatabaseChoice?
+    var account: String?
+    var devices: Int?
 
-    init(stats: RecordingStatistics, comparison: Comparison?, plan: String, hidden: Int, database: DatabaseChoice) {
+    init(stats: RecordingStatistics, comparison: Comparison?, plan: String, hidden: Int, database: DatabaseChoice?) {
         self.plan = plan
         recordings = stats.recordings
         self.hidden = hidden

@@ -2,17 +2,19 @@ import ArgumentParser
 import Foundation
 import GripAnalysis
 import GripStore
+import GripSync
 
 extension Griptrack {
     /// `griptrack trends` (Pro): progress across recordings.
-    struct TrendsCommand: ParsableCommand {
+    struct TrendsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "trends",
             abstract: "Show progress across recordings (Pro).",
             discussion: """
                 Best and average per day and per week (weeks start on Monday, local time), the least-squares \
                 slope of recording max in kg/week, the change against the first and the previous recording, and \
-                the personal best. A recording's score is its max (open efforts left out).
+                the personal best. A recording's score is its max (open efforts left out). With --everywhere \
+                they cover the account's recordings from every device, read from the sync server.
                 """
         )
 
@@ -22,16 +24,31 @@ extension Griptrack {
         /// Day key of a Monday (1970-01-05).
         static let mondayKey = 4
 
-        func run() throws {
-            let library = try LibraryChoice.open(common: common, socket: place)
-            try library.plan().requirePro("`griptrack trends`")
-            let recordings = try library.history()
+        @Flag(help: "Cover the account's recordings from every device, read from the sync server.")
+        var everywhere = false
+
+        func run() async throws {
+            let recordings: [AnalysedRecording]
+            var account: String?
+            var database: DatabaseChoice?
+            if everywhere {
+                let everywhere = try await SyncSetup.historyEverywhere(
+                    common: common, what: "`griptrack trends --everywhere`")
+                recordings = everywhere.history.map { $0.recording.analysed(efforts: $0.efforts) }
+                account = everywhere.account
+            } else {
+                let library = try LibraryChoice.open(common: common, socket: place)
+                try library.plan().requirePro("`griptrack trends`")
+                recordings = try library.history()
+                database = library.database
+            }
             let trends = Trends(
                 recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) },
                 weekStartDay: Self.mondayKey)
             if common.json {
                 var json = TrendsJSON(trends)
-                json.database = library.database
+                json.database = database
+                json.account = account
                 try printJSON(json)
                 return
             }
@@ -78,6 +95,8 @@ struct TrendsJSON: Encodable {
     var personalBestKg: Float?
     var personalBestDay: String?
     var database: DatabaseChoice?
+    /// `--everywhere`: the sync account the figures cover.
+    var account: String?
 
     init(_ trends: Trends) {
         days = trends.days.map {

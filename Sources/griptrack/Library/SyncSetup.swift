@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripAnalysis
 import GripConfig
 import GripDaemon
 import GripStore
@@ -53,6 +54,21 @@ enum SyncSetup {
         }
     }
 
+    /// Every recording of the account on the sync server with its efforts, oldest first (`stats`/`trends
+    /// --everywhere`), after the personal database's plan allowed sync.
+    static func historyEverywhere(
+        common: CommonOptions, what: String
+    ) async throws -> (account: String, history: [(recording: RemoteRecording, efforts: [StoredEffort])]) {
+        let session = try common.session()
+        try session.requirePro("\(what) (sync)")
+        let client = try SyncSetup.client(session.config)
+        do {
+            return (client.settings.account, try await client.historyEverywhere())
+        } catch {
+            throw SyncSetup.exit(error)
+        }
+    }
+
     /// The exit for a sync failure: 3 when Pro is missing, 1 otherwise (the outbox is kept either way).
     static func exit(_ error: SyncError) -> ExitCode {
         switch error {
@@ -64,6 +80,17 @@ enum SyncSetup {
 }
 
 extension RemoteRecording {
+    /// The recording as the analysis sees it (wall-clock µs span, like the store's history), for trends.
+    func analysed(efforts: [StoredEffort]) -> AnalysedRecording {
+        let startMicros = Int64((startedAt.timeIntervalSince1970 * 1_000_000).rounded())
+        let endMicros = endedAt.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) } ?? startMicros
+        return AnalysedRecording(
+            id: RecordingID(rawValue: 0), startedAt: startedAt,
+            recording: Recording(
+                startMicros: startMicros, endMicros: endMicros, efforts: efforts.map(Effort.init),
+                falseStartsDropped: 0))
+    }
+
     /// The first 8 hex digits of the UUID: what `list --everywhere` shows and `show --everywhere` takes.
     var shortID: String { String(uuid.uuidString.lowercased().prefix(8)) }
 
