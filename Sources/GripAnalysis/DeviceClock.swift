@@ -15,6 +15,10 @@ import GripWire
 ///   (at least 1 µs), so the timeline stays monotonic and reflects the real gap.
 /// - Forward steps (including equal times) are placed by device time alone; host time is only used to bridge
 ///   restarts.
+/// - ``placeChecked(_:hostMicros:)`` (what the pipeline uses) first rejects a forward step that runs more than
+///   ``unexplainedStepMicros`` (5 s) ahead of the host time that passed: a corrupted stamp would otherwise stretch a
+///   recording by hours. When the next sample continues from the rejected one, the device clock really moved: that
+///   sample opens a new epoch, bridged by host time, so a clock that jumped is never rejected for long.
 ///
 /// Host times are only compared with each other (any monotonic host clock in µs works). The type is a value:
 /// it reads no clock itself.
@@ -28,6 +32,10 @@ public struct DeviceClock: Sendable, Equatable {
     public private(set) var epoch: Int = 0
     /// How many 2³² µs wraps have been unwrapped, over all epochs.
     public private(set) var wraps: Int = 0
+    /// A forward step of device time more than this beyond the host time that passed is not time that passed (µs).
+    /// A notification batches about 0.1 s of samples, and samples lost on the radio take their host time with
+    /// them, so honest steps stay far below it.
+    public static let unexplainedStepMicros: Int64 = 5_000_000
 
     /// Timeline position of device time 0 in the current epoch, including its wraps (stream µs).
     private var epochOrigin: Int64 = 0
@@ -35,6 +43,8 @@ public struct DeviceClock: Sendable, Equatable {
     private var last: Placed? = nil
     /// Set by ``startNewEpoch()``: the next sample opens a new epoch.
     private var newEpochPending = false
+    /// The last sample ``placeChecked(_:hostMicros:)`` rejected, if the one before it was placed.
+    private var rejectedJump: Placed? = nil
 
     /// Creates a clock that has placed no sample yet.
     public init() {}
@@ -77,6 +87,36 @@ public struct DeviceClock: Sendable, Equatable {
         }
         self.last = Placed(device: deviceMicros, timeline: timeline, host: hostMicros)
         return timeline
+    }
+
+    /// Places one device timestamp as ``place(_:hostMicros:)`` does, unless it runs further ahead of the host clock
+    /// than ``unexplainedStepMicros``: then it returns nil and places nothing. A sample that continues from the one
+    /// rejected just before it opens a new epoch instead (the device clock jumped for real).
+    ///
+    /// - Parameters:
+    ///   - deviceMicros: The sample's device time (µs since the device's last START, wrapping at 2³²).
+    ///   - hostMicros: Host receive time of the sample (µs on any monotonic host clock).
+    /// - Returns: The sample's time on the stream timeline, or nil for a jump the host clock does not explain.
+    /// - Important: HOT PATH: no allocation.
+    public mutating func placeChecked(_ deviceMicros: UInt32, hostMicros: Int64) -> Int64? {
+        if let last, !newEpochPending, Self.isUnexplained(deviceMicros, hostMicros, after: last) {
+            if let rejected = rejectedJump, !Self.isUnexplained(deviceMicros, hostMicros, after: rejected) {
+                newEpochPending = true
+            } else {
+                rejectedJump = Placed(device: deviceMicros, timeline: 0, host: hostMicros)
+                return nil
+            }
+        }
+        rejectedJump = nil
+        return place(deviceMicros, hostMicros: hostMicros)
+    }
+
+    /// A forward device step longer than the host step (never less than 0) plus ``unexplainedStepMicros``. Backward
+    /// steps are wraps or restarts, which `place` handles.
+    private static func isUnexplained(_ deviceMicros: UInt32, _ hostMicros: Int64, after earlier: Placed) -> Bool {
+        guard deviceMicros >= earlier.device else { return false }
+        let hostStep = Swift.max(0, hostMicros.saturatingSubtracting(earlier.host))
+        return Int64(deviceMicros - earlier.device) > hostStep.saturatingAdding(unexplainedStepMicros)
     }
 
     /// Places one raw device sample on the stream timeline.

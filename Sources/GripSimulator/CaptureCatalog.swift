@@ -168,7 +168,7 @@ public enum CaptureCatalog {
             ])),
         Entry(
             name: "progressor-impossible-forces",
-            summary: "Corrupted weights between and inside pulls: 3.4e38 kg, −5000 kg, a 150 kg jump in 3 ms",
+            summary: "Corrupted weights and times between and inside pulls: 3.4e38 kg, −5000 kg, a 150 kg jump in 3 ms, a stamp an hour ahead",
             expectedEfforts: 2,
             session: ProgressorSession(seed: 31, steps: [
                 .connect(discover: true), .command(.startMeasurement),
@@ -176,7 +176,7 @@ public enum CaptureCatalog {
                 .malformed(.hugeForce), .malformed(.implausibleStep), .malformed(.negativeForce),
                 .stream(seconds: 12, ForceProgram(baseline: 0.3, pulls: [Pull(start: -3, hold: 5, peak: 24),
                                                                          Pull(start: 5, hold: 4, peak: 30)])),
-                .malformed(.hugeForce),
+                .malformed(.hugeForce), .malformed(.timeJump),
                 .stream(seconds: 3, quietLead),
                 .command(.stopMeasurement), .disconnect(reason: 0x13),
             ])),

@@ -39,6 +39,8 @@ public struct ProgressorSession: Sendable {
         case negativeForce
         /// A weight inside the range, 150 kg above the last sample 3 ms later (a corrupted mantissa).
         case implausibleStep
+        /// A believable weight stamped an hour ahead of the device clock (a corrupted time stamp).
+        case timeJump
     }
 
     public var datalink: BtsnoopDatalink

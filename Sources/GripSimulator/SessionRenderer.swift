@@ -192,6 +192,8 @@ struct SessionRenderer {
         case .hugeForce: notify([0x01, 0x08] + littleEndianBytes(Float(3.4e38).bitPattern) + Array(sample.suffix(4)))
         case .negativeForce: notify([0x01, 0x08] + littleEndianBytes(Float(-5_000).bitPattern) + Array(sample.suffix(4)))
         case .implausibleStep: notify([0x01, 0x08] + littleEndianBytes(Float(151.5).bitPattern) + Array(sample.suffix(4)))
+        case .timeJump:
+            notify([0x01, 0x08] + littleEndianBytes(Float(0.4).bitPattern) + littleEndianBytes(deviceMicros &+ 3_600_000_000))
         case .otherHandle:
             writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dfuControlValue, value: [0x60, 0x01, 0x01]),
                              connection: connection, direction: .received, hostMicros: hostMicros,

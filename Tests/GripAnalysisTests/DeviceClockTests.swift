@@ -104,4 +104,46 @@ struct DeviceClockTests {
         let placed = clock.place(RawSample(deviceMicros: 6_400, kilograms: 10.5), hostMicros: 11_400)
         #expect(placed == ForceSample(micros: 4_294_967_296 + 6_400, kilograms: 10.5))
     }
+
+    @Test("a stamp an hour ahead of the host time is rejected and the stream goes on where it was")
+    func corruptedStampRejected() {
+        var clock = DeviceClock()
+        #expect(clock.placeChecked(1_000_000, hostMicros: 50_000_000) == 1_000_000)
+        #expect(clock.placeChecked(1_100_000, hostMicros: 50_100_000) == 1_100_000)
+        // A corrupted stamp: an hour ahead in device time, 0.1 s on the host.
+        #expect(clock.placeChecked(3_601_200_000, hostMicros: 50_200_000) == nil)
+        #expect(clock.placeChecked(1_300_000, hostMicros: 50_300_000) == 1_300_000)
+        #expect(clock.epoch == 0)
+    }
+
+    @Test("a radio stall with a burst after it, or a gap with host time passing, is not a jump")
+    func honestGapsAccepted() {
+        var clock = DeviceClock()
+        #expect(clock.placeChecked(0, hostMicros: 0) == 0)
+        // 4.9 s of device time delivered at once (host time stood still): within the 5 s allowance.
+        #expect(clock.placeChecked(4_900_000, hostMicros: 0) == 4_900_000)
+        // A 60 s gap on both clocks (notifications lost while the device kept counting).
+        #expect(clock.placeChecked(64_900_000, hostMicros: 60_000_000) == 64_900_000)
+        // Host time going backwards counts as none passing.
+        #expect(clock.placeChecked(65_000_000, hostMicros: 1_000) == 65_000_000)
+    }
+
+    @Test("a device clock that really jumped is accepted from its second sample, bridged by host time")
+    func confirmedJumpOpensEpoch() {
+        var clock = DeviceClock()
+        #expect(clock.placeChecked(1_000_000, hostMicros: 10_000_000) == 1_000_000)
+        #expect(clock.placeChecked(900_000_000, hostMicros: 10_100_000) == nil)
+        // Continues from the rejected one: a new epoch 0.2 s of host time after the last placed sample.
+        #expect(clock.placeChecked(900_100_000, hostMicros: 10_200_000) == 1_200_000)
+        #expect(clock.epoch == 1)
+        #expect(clock.placeChecked(900_200_000, hostMicros: 10_300_000) == 1_300_000)
+    }
+
+    @Test("after a START the first sample is never judged against the old epoch")
+    func startNotJudged() {
+        var clock = DeviceClock()
+        #expect(clock.placeChecked(100, hostMicros: 0) == 100)
+        clock.startNewEpoch()
+        #expect(clock.placeChecked(4_000_000_000, hostMicros: 100_000) == 100_100)
+    }
 }

@@ -114,8 +114,12 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         // The decoder is moved out for the call so the closure may mutate the rest of `self` (exclusive access).
         // It holds no heap storage, so the copy costs nothing; the segmenter's buffers are never copied.
         var decoder = self.decoder
+        var timeJumped = false
         let outcome = unsafe decoder.decode(value) { sample in
-            let micros = clock.place(sample.deviceMicros, hostMicros: hostMicros)
+            guard let micros = clock.placeChecked(sample.deviceMicros, hostMicros: hostMicros) else {
+                timeJumped = true
+                return
+            }
             output(.sample(micros: micros, kilograms: sample.kilograms))
             lastSampleMicros = micros
             if explicitStartPending {
@@ -126,6 +130,9 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         }
         self.decoder = decoder
         switch outcome {
+        case .samples where timeJumped:
+            // Counted once per frame, so `total` stays decoded + malformed; its other samples went through.
+            counters.countRejection(.timeJump)
         case .samples:
             counters.countDecoded()
         case .event(let event):

@@ -10,7 +10,7 @@ public struct FrameCounters: Sendable, Equatable {
     public internal(set) var decoded = 0
     /// Notifications the producer dropped because the ring was full (live sources only).
     public internal(set) var dropped = 0
-    private var rejections = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private var rejections = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     public init() {}
 
@@ -27,6 +27,7 @@ public struct FrameCounters: Sendable, Equatable {
             case .wrongHandle: rejections.6
             case .outOfRange: rejections.7
             case .implausibleStep: rejections.8
+            case .timeJump: rejections.9
             }
         }
         set {
@@ -40,6 +41,7 @@ public struct FrameCounters: Sendable, Equatable {
             case .wrongHandle: rejections.6 = newValue
             case .outOfRange: rejections.7 = newValue
             case .implausibleStep: rejections.8 = newValue
+            case .timeJump: rejections.9 = newValue
             }
         }
     }

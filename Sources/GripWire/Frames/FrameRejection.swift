@@ -22,6 +22,9 @@ public enum FrameRejection: String, CaseIterable, Sendable, Codable, Comparable 
     /// A change from the previous sample faster than any hand or load cell can produce (the profile's
     /// `maxBelievableKgPerSecond`): a corrupted value that happens to lie inside the range.
     case implausibleStep = "implausible_step"
+    /// A sample stamped further ahead of the previous one than the time that passed on the host explains (a
+    /// corrupted device time, docs/segmentation.md); the frame's other samples are kept.
+    case timeJump = "time_jump"
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
