@@ -27,6 +27,31 @@ def rss_kib(pid):
     return -1
 
 
+def write_bytes(pid):
+    """Bytes the process caused to be written to storage (/proc/PID/io write_bytes)."""
+    for line in open('/proc/%d/io' % pid):
+        if line.startswith('write_bytes:'):
+            return int(line.split()[1])
+    return -1
+
+
+def wakeups(pid):
+    """Context switches (voluntary + involuntary) per thread name, summed over the process's threads: each is the
+    thread going to sleep or being preempted, so their growth over a quiet window counts its wake-ups."""
+    counts = {}
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            name = open('/proc/%d/task/%s/comm' % (pid, tid)).read().strip()
+            switches = 0
+            for line in open('/proc/%d/task/%s/status' % (pid, tid)):
+                if line.startswith(('voluntary_ctxt_switches:', 'nonvoluntary_ctxt_switches:')):
+                    switches += int(line.split()[1])
+        except OSError:
+            continue  # the thread ended meanwhile
+        counts[name] = counts.get(name, 0) + switches
+    return counts
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -83,10 +108,13 @@ def main():
                 received.append((now, int(round(t * 1e6 / TICK_US))))
             elapsed = (now - start) / 1e9
             if window is None and elapsed >= 3:
-                window = (now, cpu_ticks(daemon.pid))
+                window = (now, cpu_ticks(daemon.pid), write_bytes(daemon.pid))
             if window is not None and (now - window[0]) / 1e9 >= args.seconds:
-                streaming_cpu = 100.0 * (cpu_ticks(daemon.pid) - window[1]) / hz / ((now - window[0]) / 1e9)
+                window_s = (now - window[0]) / 1e9
+                streaming_cpu = 100.0 * (cpu_ticks(daemon.pid) - window[1]) / hz / window_s
                 streaming_rss = rss_kib(daemon.pid)
+                # The fake alternates 5 s rest and 5 s pull, so the daemon records automatically all along.
+                written_per_hour = (write_bytes(daemon.pid) - window[2]) * 3600 / window_s
                 break
 
         # Idle: connected, the stream has ended (or will within a few seconds); wait for silence, then measure.
@@ -98,10 +126,15 @@ def main():
                     quiet_since = time.monotonic()
             except BlockingIOError:
                 time.sleep(0.05)
-        before, t0 = cpu_ticks(daemon.pid), time.monotonic()
+        before, t0, switches_before = cpu_ticks(daemon.pid), time.monotonic(), wakeups(daemon.pid)
         time.sleep(args.seconds)
-        idle_cpu = 100.0 * (cpu_ticks(daemon.pid) - before) / hz / (time.monotonic() - t0)
+        idle_s = time.monotonic() - t0
+        idle_cpu = 100.0 * (cpu_ticks(daemon.pid) - before) / hz / idle_s
         idle_rss = rss_kib(daemon.pid)
+        switches_after = wakeups(daemon.pid)
+        woken = {name: count - switches_before.get(name, 0) for name, count in switches_after.items()}
+        print('run %d: idle wake-ups by thread over %.0f s: %s' % (
+            args.run, idle_s, json.dumps({k: v for k, v in sorted(woken.items()) if v})), file=sys.stderr)
 
         emits = {}
         for entry in open(args.emit_log):
@@ -116,6 +149,8 @@ def main():
             'rss_streaming_mib': streaming_rss / 1024,
             'cpu_idle_pct': idle_cpu,
             'rss_idle_mib': idle_rss / 1024,
+            'idle_wakeups_per_min': sum(woken.values()) * 60 / idle_s,
+            'write_mib_per_hour_streaming': written_per_hour / (1 << 20),
         }
         json.dump(result, open(args.result, 'w'))
         print('run %d: %s' % (args.run, json.dumps(result)), file=sys.stderr)
