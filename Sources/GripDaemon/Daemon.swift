@@ -88,12 +88,14 @@ public final class Daemon: Sendable {
         } else {
             source = IdleSource(ring: ring)
         }
+        // The watchdog confirms liveness only while none of these threads is stuck in one wake-up.
+        let liveness = ThreadLiveness()
         let pipeline = PipelineService(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle,
             settings: segmenterSettings, fanOut: fanOut, recorderFeed: recorderFeed, control: control,
             status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
-            logger: logger)
+            liveness: liveness, logger: logger)
         // Sync only reads the store (and acknowledges its outbox), on its own task: recording never waits for it.
         let sync = configuration.sync.map {
             SyncService(
@@ -107,7 +109,7 @@ public final class Daemon: Sendable {
                 device: configuration.replayPath.map { "capture " + ($0 as NSString).lastPathComponent } ?? profile.name,
                 profile: profile.name, recordingSaved: { sync?.pushSoon() }),
             feed: recorderFeed, requests: recorderChannels.requests, replies: recorderChannels.replies,
-            control: control, status: status, logger: logger)
+            control: control, status: status, liveness: liveness, logger: logger)
 
         let watchGroupID = getgrnam(configuration.watchGroup).map { $0.pointee.gr_gid }
         let adminGroupID = getgrnam(configuration.adminGroup).map { $0.pointee.gr_gid }
@@ -115,13 +117,15 @@ public final class Daemon: Sendable {
             daemonUID: getuid(), watchGroupID: watchGroupID, watchGroupName: configuration.watchGroup,
             adminGroupID: adminGroupID, adminGroupName: configuration.adminGroup)
         let reader = try StoreReader(
-            store: store, access: configuration.access, replies: recorderChannels.replies, logger: logger)
+            store: store, access: configuration.access, replies: recorderChannels.replies, liveness: liveness,
+            logger: logger)
         let server = try SocketServer(
             configuration: configuration, authorization: authorization, fanOut: fanOut, status: status, gate: gate,
             device: device, recorder: recorderChannels, reader: reader, sync: sync,
-            importer: SignedDataImporter(config: configuration.file), logger: logger)
+            importer: SignedDataImporter(config: configuration.file), liveness: liveness, logger: logger)
         let notifier = SystemdNotifier(
-            environment: environment, readyStatus: "Listening on \(configuration.socketPath)", logger: logger)
+            environment: environment, readyStatus: "Listening on \(configuration.socketPath)", liveness: liveness,
+            logger: logger)
 
         var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]
         if let sync { services.append(sync) }

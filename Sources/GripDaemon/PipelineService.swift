@@ -31,6 +31,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     let stateAtEnd: String?
     /// Told when efforts start or end (the radio's idle stop); nil when nobody asks.
     let activity: EffortActivity?
+    /// Marks the consumer busy per wake-up, for the watchdog.
+    let liveness: ThreadLiveness?
 
     var description: String { "PipelineService" }
 
@@ -38,7 +40,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
         settings: SegmenterSettings = .init(), fanOut: FanOut, recorderFeed: RecorderFeed? = nil,
         control: PipelineControl? = nil, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity? = nil,
-        logger: Logger
+        liveness: ThreadLiveness? = nil, logger: Logger
     ) {
         self.ring = ring
         self.profile = profile
@@ -51,6 +53,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.status = status
         self.stateAtEnd = stateAtEnd
         self.activity = activity
+        self.liveness = liveness
         self.logger = logger
     }
 
@@ -81,7 +84,9 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         var finished = false
         logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
         while !finished {
+            liveness?.idle(.consumer)
             ring.waitForData()
+            liveness?.busy(.consumer)
             let watching = fanOut.hasWatchers
             _ = ring.popBatch(max: 256) { entry in
                 if entry.kind == .endOfStream { finished = true }

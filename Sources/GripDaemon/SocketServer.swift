@@ -46,6 +46,8 @@ final class SocketServer: Service, CustomStringConvertible {
     let reader: StoreReader?
     /// The push to PostgreSQL (protocol 1.4, STATUS `sync`); nil without `[sync] url`.
     let sync: SyncService?
+    /// Marks the socket thread busy per wake-up, for the watchdog.
+    let liveness: ThreadLiveness?
     let importer: SignedDataImporter?
     /// Tests: what the daemon believes about each peer instead of its real credentials.
     let peerOverride: DaemonConfiguration.PeerOverride?
@@ -61,7 +63,7 @@ final class SocketServer: Service, CustomStringConvertible {
     init(
         configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
         gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, reader: StoreReader? = nil,
-        sync: SyncService? = nil, importer: SignedDataImporter? = nil, logger: Logger
+        sync: SyncService? = nil, importer: SignedDataImporter? = nil, liveness: ThreadLiveness? = nil, logger: Logger
     ) throws(DaemonError) {
         path = configuration.socketPath
         release = configuration.release
@@ -78,6 +80,7 @@ final class SocketServer: Service, CustomStringConvertible {
         self.recorder = recorder
         self.reader = reader
         self.sync = sync
+        self.liveness = liveness
         self.importer = importer
         peerOverride = configuration.peerOverride
         self.logger = logger
@@ -221,7 +224,9 @@ struct ServerLoop {
                 if client.pendingBytes > 0 { events |= Int16(POLLOUT) }
                 descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
             }
+            server.liveness?.idle(.socket)
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds())
+            server.liveness?.busy(.socket)
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("poll failed", metadata: ["error.errno": "\(errno)"])

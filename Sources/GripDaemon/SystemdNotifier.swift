@@ -3,7 +3,8 @@ import Logging
 import ServiceLifecycle
 
 /// sd_notify(3) without libsystemd: datagrams to `$NOTIFY_SOCKET` saying READY=1 (the socket listens before the
-/// group starts), STATUS=…, WATCHDOG=1 every half `$WATCHDOG_USEC`, and STOPPING=1 on shutdown.
+/// group starts), STATUS=…, WATCHDOG=1 every half `$WATCHDOG_USEC` while no worker thread is stuck
+/// (``ThreadLiveness``), and STOPPING=1 on shutdown.
 /// Everything is a no-op when `$NOTIFY_SOCKET` is unset (not started by systemd).
 public struct SystemdNotifier: Service, CustomStringConvertible {
     /// Where notifications go, or nil when not under systemd.
@@ -12,6 +13,8 @@ public struct SystemdNotifier: Service, CustomStringConvertible {
     public let watchdogInterval: Duration?
     /// The STATUS= text sent with READY=1.
     public let readyStatus: String
+    /// WATCHDOG=1 is sent only while none of these threads is stuck; nil confirms unconditionally.
+    public let liveness: ThreadLiveness?
     let logger: Logger
 
     public var description: String { "SystemdNotifier" }
@@ -20,8 +23,11 @@ public struct SystemdNotifier: Service, CustomStringConvertible {
     /// - Parameters:
     ///   - environment: the process environment (tests pass their own).
     ///   - readyStatus: the human status line sent with READY=1.
+    ///   - liveness: the worker threads to check before each WATCHDOG=1.
     ///   - logger: where failures to notify are logged.
-    public init(environment: [String: String], readyStatus: String, logger: Logger) {
+    public init(
+        environment: [String: String], readyStatus: String, liveness: ThreadLiveness? = nil, logger: Logger
+    ) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         let pidMatches = environment["WATCHDOG_PID"].map { Int32($0) == getpid() } ?? true
         if pidMatches, let text = environment["WATCHDOG_USEC"], let micros = Int64(text), micros > 0 {
@@ -30,6 +36,7 @@ public struct SystemdNotifier: Service, CustomStringConvertible {
             watchdogInterval = nil
         }
         self.readyStatus = readyStatus
+        self.liveness = liveness
         self.logger = logger
     }
 
@@ -37,8 +44,21 @@ public struct SystemdNotifier: Service, CustomStringConvertible {
         notify("READY=1\nSTATUS=\(readyStatus)")
         if let interval = watchdogInterval {
             try? await cancelWhenGracefulShutdown {
+                var reported: ThreadLiveness.Worker?
                 while !Task.isCancelled {
                     try await Task.sleep(for: interval)
+                    if let stuck = liveness?.stuck() {
+                        // No WATCHDOG=1: systemd restarts the daemon once WatchdogSec passes without one.
+                        if reported != stuck.worker {
+                            logger.critical(
+                                "A thread is stuck; withholding the watchdog so systemd restarts griptrackd",
+                                metadata: ["thread": "\(stuck.worker.rawValue)", "thread.busy": "\(stuck.busyFor)"])
+                            notify("STATUS=Stuck: the \(stuck.worker.rawValue) thread has not returned for \(stuck.busyFor)")
+                            reported = stuck.worker
+                        }
+                        continue
+                    }
+                    reported = nil
                     notify("WATCHDOG=1")
                 }
             }

@@ -1,5 +1,8 @@
 import Foundation
 import Glibc
+import GripDaemon
+import Logging
+import Synchronization
 import Testing
 
 @Suite("sd_notify")
@@ -35,6 +38,57 @@ struct SystemdNotifierTests {
         try await harness.stop()
         let stopping = try #require(await Self.receive(receiver))
         #expect(stopping.split(separator: "\n").contains("STOPPING=1"))
+    }
+
+    @Test("a thread stuck in one wake-up stops WATCHDOG=1 and says which; pings resume once it waits again")
+    func stuckThreadWithholdsWatchdog() async throws {
+        var template = Array("/tmp/gtn-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        defer { _ = rmdir(directory) }
+        let notifyPath = directory + "/notify"
+        let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer {
+            close(receiver)
+            unlink(notifyPath)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(notifyPath.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+
+        let clock = Mutex(Duration.seconds(1_000))
+        let liveness = ThreadLiveness(limit: .seconds(20), now: { clock.withLock { $0 } })
+        let notifier = SystemdNotifier(
+            environment: ["NOTIFY_SOCKET": notifyPath, "WATCHDOG_USEC": "40000"], readyStatus: "test",
+            liveness: liveness, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let task = Task { try await notifier.run() }
+        defer { task.cancel() }
+        #expect(await Self.receive(receiver)?.contains("READY=1") == true)
+        #expect(await Self.receive(receiver) == "WATCHDOG=1")
+
+        liveness.busy(.recorder)
+        liveness.busy(.socket)
+        liveness.idle(.socket)  // the socket thread went back to waiting
+        clock.withLock { $0 += .seconds(21) }
+        var stuck: String?
+        for _ in 0..<20 {
+            guard let message = await Self.receive(receiver) else { break }
+            if message.hasPrefix("STATUS=Stuck") {
+                stuck = message
+                break
+            }
+        }
+        #expect(stuck == "STATUS=Stuck: the recorder thread has not returned for 21.0 seconds")
+        // Stuck: nothing at all for several intervals (no WATCHDOG=1, the status said once).
+        try await Task.sleep(for: .milliseconds(150))
+        var buffer = [UInt8](repeating: 0, count: 256)
+        #expect(recv(receiver, &buffer, buffer.count, Int32(MSG_DONTWAIT)) < 0)
+
+        liveness.idle(.recorder)
+        #expect(await Self.receive(receiver) == "WATCHDOG=1")
     }
 
     /// Polls without blocking the cooperative pool (the notifier needs it to run); gives up after 10 s.

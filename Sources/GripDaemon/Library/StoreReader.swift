@@ -17,16 +17,21 @@ final class StoreReader: Service, CustomStringConvertible {
     private let replies: Mailbox<DaemonReply>
     private let answers: StoreAnswers
     private let logger: Logger
+    private let liveness: ThreadLiveness?
     private let stop: WakePipe
 
     var description: String { "StoreReader" }
 
     /// - Throws: `DaemonError.socket` when a wake pipe cannot be created.
-    init(store: RecordingStore, access: AccessContext, replies: Mailbox<DaemonReply>, logger: Logger) throws(DaemonError) {
+    init(
+        store: RecordingStore, access: AccessContext, replies: Mailbox<DaemonReply>, liveness: ThreadLiveness? = nil,
+        logger: Logger
+    ) throws(DaemonError) {
         jobs = try Mailbox(purpose: "store queries")
         self.replies = replies
         answers = StoreAnswers(store: store, access: access)
         self.logger = logger
+        self.liveness = liveness
         stop = try WakePipe(purpose: "store reader stop")
     }
 
@@ -45,7 +50,9 @@ final class StoreReader: Service, CustomStringConvertible {
                 pollfd(fd: jobs.wake.readDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stop.readDescriptor, events: Int16(POLLIN), revents: 0),
             ]
+            liveness?.idle(.reader)
             let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            liveness?.busy(.reader)
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("poll failed", metadata: ["error.errno": "\(errno)"])

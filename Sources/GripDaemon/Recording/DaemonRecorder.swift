@@ -52,13 +52,16 @@ final class DaemonRecorder: Service, CustomStringConvertible {
     let control: PipelineControl
     let status: DaemonStatus
     let logger: Logger
+    /// Marks the recorder busy per wake-up, for the watchdog.
+    let liveness: ThreadLiveness?
     private let stop: WakePipe
 
     var description: String { "DaemonRecorder" }
 
     init(
         store: RecordingStore, settings: Settings, feed: RecorderFeed, requests: Mailbox<RecorderRequest>,
-        replies: Mailbox<DaemonReply>, control: PipelineControl, status: DaemonStatus, logger: Logger
+        replies: Mailbox<DaemonReply>, control: PipelineControl, status: DaemonStatus,
+        liveness: ThreadLiveness? = nil, logger: Logger
     ) throws(DaemonError) {
         self.store = store
         self.settings = settings
@@ -68,6 +71,7 @@ final class DaemonRecorder: Service, CustomStringConvertible {
         self.control = control
         self.status = status
         self.logger = logger
+        self.liveness = liveness
         stop = try WakePipe(purpose: "recorder stop")
     }
 

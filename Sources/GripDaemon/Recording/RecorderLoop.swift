@@ -78,7 +78,9 @@ struct RecorderLoop {
                 pollfd(fd: recorder.requests.wake.readDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
             ]
+            recorder.liveness?.idle(.recorder)
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds())
+            recorder.liveness?.busy(.recorder)
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("poll failed", metadata: ["error.errno": "\(errno)"])
