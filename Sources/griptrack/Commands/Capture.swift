@@ -64,6 +64,8 @@ extension Griptrack {
                 throw CLIExit.unavailable.fail(error.description)
             }
             output.handOverToSudoUser(environment: ProcessInfo.processInfo.environment)
+            // From here on Ctrl-C and SIGTERM only stop the loop, which then closes the file.
+            let interrupt = InterruptSignal()
             var capture = MonitorCapture(filter: CaptureFilter(device: device?.bytes, adapter: index))
             do throws(CaptureFileError) {
                 try output.start(header: MonitorCapture.fileHeader)
@@ -72,9 +74,11 @@ extension Griptrack {
                 throw CLIExit.error.fail("\(error)")
             }
 
-            let interrupt = InterruptSignal()
             let progress = isatty(STDERR_FILENO) == 1 ? CaptureProgress() : nil
-            let started = Date()
+            // The monotonic clock: a Pi without a real-time clock may jump years when NTP first answers.
+            let clock = ContinuousClock()
+            let started = clock.now
+            let elapsed = { Self.seconds(started.duration(to: clock.now)) }
             var stop = CaptureSummary.Stop.signal
             var writeError: CaptureFileError?
             var readError: MonitorSocketError?
@@ -86,7 +90,7 @@ extension Griptrack {
                 if interrupt.drain() > 0 { break }
                 var timeout = 250
                 if let duration {
-                    let left = duration - Date().timeIntervalSince(started)
+                    let left = duration - elapsed()
                     if left <= 0 {
                         stop = .duration
                         break
@@ -114,7 +118,7 @@ extension Griptrack {
                         break loop
                     }
                 }
-                progress?.show(capture.counts)
+                progress?.show(capture.counts, at: elapsed())
             }
             progress?.finish()
 
@@ -123,7 +127,7 @@ extension Griptrack {
             if writeError != nil || readError != nil || closeError != nil { stop = .error }
             let summary = CaptureSummary(
                 file: file, device: device?.text, index: index, counts: capture.counts,
-                seconds: Date().timeIntervalSince(started), stop: stop)
+                seconds: elapsed(), stop: stop)
             if json {
                 try printJSON(summary)
             } else {
@@ -135,6 +139,11 @@ extension Griptrack {
             if let readError {
                 throw CLIExit.unavailable.fail("\(readError) The capture stopped; the file holds what came before.")
             }
+        }
+
+        /// A duration in seconds.
+        static func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         }
 
         /// Now, Unix µs (the host time of a frame, as btmon stamps it when it reads).
@@ -201,13 +210,17 @@ struct CaptureSummary: Encodable {
 
 /// The progress line on a terminal: frames kept and seen, bytes written, redrawn at most four times a second.
 final class CaptureProgress {
-    private var last = Date.distantPast
+    /// When the line was last drawn, seconds since the capture started.
+    private var last = -Double.infinity
     private var shown = false
 
-    func show(_ counts: MonitorCapture.Counts) {
-        let now = Date()
-        guard now.timeIntervalSince(last) >= 0.25 else { return }
-        last = now
+    /// Redraws the line unless it was drawn less than 0.25 s ago.
+    /// - Parameters:
+    ///   - counts: the capture's counts.
+    ///   - seconds: seconds since the capture started (monotonic).
+    func show(_ counts: MonitorCapture.Counts, at seconds: Double) {
+        guard seconds - last >= 0.25 else { return }
+        last = seconds
         shown = true
         let line = "\rcapturing: \(counts.framesKept) of \(counts.framesSeen) frames kept, \(counts.fileBytes) bytes"
             + " (Ctrl-C stops)"
