@@ -80,6 +80,13 @@ final class MonitorSocket {
         self.descriptor = descriptor
     }
 
+    /// Adopts a socket that delivers one frame per `recv` as the monitor channel does (tests use one end of an
+    /// `AF_UNIX` `SOCK_SEQPACKET` pair); it is closed with this object.
+    /// - Parameter descriptor: the socket.
+    init(adopting descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
     /// Reads one frame without blocking.
     /// - Parameter body: called with the frame's bytes, valid only during the call.
     /// - Returns: true when a frame was read, false when none is waiting (EAGAIN) or a signal interrupted.

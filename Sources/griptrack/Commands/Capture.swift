@@ -75,59 +75,21 @@ extension Griptrack {
             }
 
             let progress = isatty(STDERR_FILENO) == 1 ? CaptureProgress() : nil
-            // The monotonic clock: a Pi without a real-time clock may jump years when NTP first answers.
-            let clock = ContinuousClock()
-            let started = clock.now
-            let elapsed = { Self.seconds(started.duration(to: clock.now)) }
-            var stop = CaptureSummary.Stop.signal
-            var writeError: CaptureFileError?
-            var readError: MonitorSocketError?
-            var descriptors = [
-                pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: interrupt.readDescriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            loop: while true {
-                if interrupt.drain() > 0 { break }
-                var timeout = 250
-                if let duration {
-                    let left = duration - elapsed()
-                    if left <= 0 {
-                        stop = .duration
-                        break
-                    }
-                    timeout = min(timeout, Int((left * 1000).rounded(.up)))
-                }
-                _ = poll(&descriptors, nfds_t(descriptors.count), Int32(timeout))
-                // Drain what is waiting, but look at the signal pipe and the clock at least every 1024 frames.
-                for _ in 0..<1024 {
-                    var record: [UInt8]?
-                    do throws(MonitorSocketError) {
-                        let gotFrame = try socket.readFrame { bytes in
-                            record = capture.take(bytes, hostMicros: Self.nowMicros())
-                        }
-                        if !gotFrame { break }
-                    } catch {
-                        readError = error
-                        break loop
-                    }
-                    guard let record else { continue }
-                    do throws(CaptureFileError) {
-                        try output.append(record)
-                    } catch {
-                        writeError = error
-                        break loop
-                    }
-                }
-                progress?.show(capture.counts, at: elapsed())
-            }
+            let end = Self.loop(
+                socket: socket, output: output, capture: &capture, duration: duration, progress: progress,
+                stopDescriptor: interrupt.readDescriptor, now: Self.nowMicros
+            ) { _ in interrupt.drain() > 0 }
             progress?.finish()
+            var stop = end.stop
+            let writeError = end.writeError
+            let readError = end.readError
 
             var closeError: CaptureFileError?
             do throws(CaptureFileError) { try output.close() } catch { closeError = error }
-            if writeError != nil || readError != nil || closeError != nil { stop = .error }
+            if closeError != nil { stop = .error }
             let summary = CaptureSummary(
                 file: file, device: device?.text, index: index, counts: capture.counts,
-                seconds: elapsed(), stop: stop)
+                seconds: end.seconds, stop: stop)
             if json {
                 try printJSON(summary)
             } else {
@@ -139,6 +101,77 @@ extension Griptrack {
             if let readError {
                 throw CLIExit.unavailable.fail("\(readError) The capture stopped; the file holds what came before.")
             }
+        }
+
+        /// How the loop ended.
+        struct LoopEnd {
+            var stop: CaptureSummary.Stop
+            /// Seconds the loop ran (monotonic).
+            var seconds: Double
+            var writeError: CaptureFileError?
+            var readError: MonitorSocketError?
+        }
+
+        /// Reads frames until `shouldStop`, `duration` or an error, writing each kept one to `output`.
+        ///
+        /// Waits in `poll` on the socket and `stopDescriptor` (the signal pipe; -1 for none) at most 250 ms at a
+        /// time, so `shouldStop`, the clock and the progress line are looked at a few times a second even when
+        /// the radio is quiet, and at least every 1024 frames when it is busy.
+        /// - Parameters:
+        ///   - now: the host time to stamp a frame with, Unix µs.
+        ///   - shouldStop: asked before each wait, with the counts so far.
+        /// - Returns: why it ended, after how long, and the error that ended it.
+        static func loop(
+            socket: MonitorSocket, output: CaptureFile, capture: inout MonitorCapture, duration: Double?,
+            progress: CaptureProgress?, stopDescriptor: Int32, now: () -> Int64,
+            shouldStop: (MonitorCapture.Counts) -> Bool
+        ) -> LoopEnd {
+            // The monotonic clock: a Pi without a real-time clock may jump years when NTP first answers.
+            let clock = ContinuousClock()
+            let started = clock.now
+            let elapsed = { seconds(started.duration(to: clock.now)) }
+            var end = LoopEnd(stop: .signal, seconds: 0)
+            var descriptors = [
+                pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            loop: while true {
+                if shouldStop(capture.counts) { break }
+                var timeout = 250
+                if let duration {
+                    let left = duration - elapsed()
+                    if left <= 0 {
+                        end.stop = .duration
+                        break
+                    }
+                    timeout = min(timeout, Int((left * 1000).rounded(.up)))
+                }
+                _ = poll(&descriptors, nfds_t(descriptors.count), Int32(timeout))
+                // Drain what is waiting, but look at the stop condition and the clock at least every 1024 frames.
+                for _ in 0..<1024 {
+                    var record: [UInt8]?
+                    do throws(MonitorSocketError) {
+                        let gotFrame = try socket.readFrame { bytes in
+                            record = capture.take(bytes, hostMicros: now())
+                        }
+                        if !gotFrame { break }
+                    } catch {
+                        end.readError = error
+                        break loop
+                    }
+                    guard let record else { continue }
+                    do throws(CaptureFileError) {
+                        try output.append(record)
+                    } catch {
+                        end.writeError = error
+                        break loop
+                    }
+                }
+                progress?.show(capture.counts, at: elapsed())
+            }
+            if end.readError != nil || end.writeError != nil { end.stop = .error }
+            end.seconds = elapsed()
+            return end
         }
 
         /// A duration in seconds.
