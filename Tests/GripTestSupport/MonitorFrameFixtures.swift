@@ -11,12 +11,14 @@ public struct TimedFrame: Sendable {
     /// Unix µs.
     public var hostMicros: Int64
 
+    /// A read and its time.
     public init(bytes: [UInt8], hostMicros: Int64) {
         self.bytes = bytes
         self.hostMicros = hostMicros
     }
 }
 
+/// Monitor frames from the simulator's captures, and a second device's traffic to weave among them.
 public enum MonitorFrameFixtures {
     /// The simulated Progressor, as printed (the simulator's peer).
     public static let progressor: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]
@@ -115,6 +117,7 @@ public enum MonitorFrameFixtures {
         return le(handle | boundary << 12) + le(UInt16(l2cap.count)) + l2cap
     }
 
+    /// A u16, little-endian, as HCI carries it.
     public static func le(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
 
     /// Whether `needle` occurs anywhere in `haystack`.

@@ -156,6 +156,7 @@ public struct CaptureFilter: Sendable {
         0x0C: 1,  // Read Remote Version Information Complete: status, handle
         0x30: 1,  // Encryption Key Refresh Complete: status, handle
         0x57: 0,  // Authenticated Payload Timeout Expired: handle
+        0x59: 1,  // Encryption Change v2: status, handle
     ]
 
     /// LE Meta subevents about one connection, and the offset of the handle in the parameters (after the
