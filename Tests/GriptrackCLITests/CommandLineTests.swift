@@ -26,6 +26,8 @@ struct CommandLineTests {
               record                  Record a grip session with a live readout.
               replay                  Replay a btsnoop capture (btmon -w or Android HCI
                                       log) through the pipeline.
+              capture                 Record the Bluetooth traffic to a btsnoop file for a
+                                      field report.
               import                  Import the Tindeq app's CSV exports (and griptrack's
                                       own) as recordings.
               list                    List stored recordings, newest first.

@@ -18,9 +18,43 @@ public struct BtsnoopWriter: Sendable {
     /// - Parameter datalink: the record layout to write.
     public init(datalink: BtsnoopDatalink) {
         self.datalink = datalink
-        bytes = Array("btsnoop".utf8) + [0]
-        Self.appendBigEndian(UInt32(1), to: &bytes)
-        Self.appendBigEndian(datalink.rawValue, to: &bytes)
+        bytes = Self.fileHeader(datalink: datalink)
+    }
+
+    /// The 16-byte file header: `btsnoop\0`, version 1 and the datalink, all big-endian.
+    ///
+    /// A streaming writer (`griptrack capture`) writes this once, then each ``record(flags:payload:hostMicros:originalLength:)``
+    /// as it comes; the file is a valid capture after every record.
+    /// - Parameter datalink: the record layout the file will hold.
+    /// - Returns: the header's bytes.
+    public static func fileHeader(datalink: BtsnoopDatalink) -> [UInt8] {
+        var header = Array("btsnoop".utf8) + [0]
+        appendBigEndian(UInt32(1), to: &header)
+        appendBigEndian(datalink.rawValue, to: &header)
+        return header
+    }
+
+    /// One record's bytes: the 24-byte record header (original and included length, flags, no drops, timestamp),
+    /// then `payload`. What ``appendRecord(flags:payload:hostMicros:originalLength:)`` appends.
+    /// - Parameters:
+    ///   - flags: the record flags (for datalink 2001, `adapter << 16 | opcode`).
+    ///   - payload: the record data.
+    ///   - hostMicros: host time, Unix µs; written as btsnoop's µs since 0000-01-01.
+    ///   - originalLength: the original length field; defaults to `payload.count`.
+    /// - Returns: the record, ready to be written in one `write`.
+    public static func record(
+        flags: UInt32, payload: [UInt8], hostMicros: Int64, originalLength: UInt32? = nil
+    ) -> [UInt8] {
+        var record: [UInt8] = []
+        record.reserveCapacity(24 + payload.count)
+        let included = UInt32(truncatingIfNeeded: payload.count)
+        appendBigEndian(originalLength ?? included, to: &record)
+        appendBigEndian(included, to: &record)
+        appendBigEndian(flags, to: &record)
+        appendBigEndian(UInt32(0), to: &record)  // cumulative drops
+        appendBigEndian(BtsnoopTime.btsnoop(fromUnixMicros: hostMicros), to: &record)
+        record += payload
+        return record
     }
 
     /// Appends a NEW_INDEX record announcing adapter 0 (datalink 2001 only; does nothing for 1002).
@@ -93,13 +127,7 @@ public struct BtsnoopWriter: Sendable {
     public mutating func appendRecord(
         flags: UInt32, payload: [UInt8], hostMicros: Int64, originalLength: UInt32? = nil
     ) {
-        let included = UInt32(truncatingIfNeeded: payload.count)
-        Self.appendBigEndian(originalLength ?? included, to: &bytes)
-        Self.appendBigEndian(included, to: &bytes)
-        Self.appendBigEndian(flags, to: &bytes)
-        Self.appendBigEndian(UInt32(0), to: &bytes)  // cumulative drops
-        Self.appendBigEndian(BtsnoopTime.btsnoop(fromUnixMicros: hostMicros), to: &bytes)
-        bytes += payload
+        bytes += Self.record(flags: flags, payload: payload, hostMicros: hostMicros, originalLength: originalLength)
         recordCount += 1
     }
 
