@@ -226,6 +226,9 @@ if fuzzing {
             name: "fuzz-jws", dependencies: ["GripEntitlements", "FuzzSupport"], path: "Fuzz/jws",
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
+            name: "fuzz-monitor", dependencies: ["GripWire", "FuzzSupport"], path: "Fuzz/monitor",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
             name: "fuzz-store",
             dependencies: ["GripStore", "FuzzSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Fuzz/store", swiftSettings: strictSwift, linkerSettings: fuzzLink),
