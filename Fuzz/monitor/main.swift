@@ -2,14 +2,14 @@
 // btsnoop records (docs/fuzzing.md). The filter parses advertising reports and events that any radio in range can
 // shape, so it is input from strangers like a capture file.
 //
-// Input: one mode byte (bit 0: filter for device F0:0D:CA:FE:12:34; bit 1: only adapter 0), then reads, each a
+// Input: one mode byte (bit 0: filter for device F4:D3:6B:4A:17:19; bit 1: only adapter 0), then reads, each a
 // little-endian u16 length and that many bytes. Besides "never traps" it checks that the file written parses back
 // as a capture with exactly the records kept, and that filtering the kept frames again keeps them unchanged.
 
 import FuzzSupport
 import GripWire
 
-let device: [UInt8] = [0xF0, 0x0D, 0xCA, 0xFE, 0x12, 0x34]
+let device: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]  // the simulated Progressor (the seeds' device)
 
 fuzzMain { data, size in
     var input = ByteReader(fuzzInput(data, size))
