@@ -36,8 +36,8 @@ def write_bytes(pid):
 
 
 def wakeups(pid):
-    """Context switches (voluntary + involuntary) per thread name, summed over the process's threads: each is the
-    thread going to sleep or being preempted, so their growth over a quiet window counts its wake-ups."""
+    """Context switches (voluntary + involuntary) per thread, as {tid: (name, count)}: each is the thread going to
+    sleep or being preempted, so their growth over a quiet window counts its wake-ups."""
     counts = {}
     for tid in os.listdir('/proc/%d/task' % pid):
         try:
@@ -48,8 +48,17 @@ def wakeups(pid):
                     switches += int(line.split()[1])
         except OSError:
             continue  # the thread ended meanwhile
-        counts[name] = counts.get(name, 0) + switches
+        counts[tid] = (name, switches)
     return counts
+
+
+def woken_by_name(before, after):
+    """Wake-ups in the window per thread name: threads alive at the end, all of a new thread's switches (threads
+    that ended inside the window are not seen)."""
+    woken = {}
+    for tid, (name, count) in after.items():
+        woken[name] = woken.get(name, 0) + count - before.get(tid, (name, 0))[1]
+    return woken
 
 
 def percentile(values, fraction):
@@ -59,7 +68,7 @@ def percentile(values, fraction):
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ('--daemon', '--config', '--socket', '--emit-log', '--result'):
+    for name in ('--daemon', '--config', '--socket', '--db', '--emit-log', '--result'):
         parser.add_argument(name, required=True)
     parser.add_argument('--seconds', type=int, default=30)
     parser.add_argument('--run', type=int, default=1)
@@ -69,7 +78,8 @@ def main():
     watch = json.dumps({'class': 'WATCH', 'enable': True, 'pace': args.pace}).encode() + b'\n'
 
     env = dict(os.environ, GRIPTRACK_LOG_LEVEL='warning')
-    daemon = subprocess.Popen([args.daemon, '--config', args.config, '--socket', args.socket], env=env)
+    daemon = subprocess.Popen(
+        [args.daemon, '--config', args.config, '--socket', args.socket, '--db', args.db], env=env)
     try:
         for _ in range(500):
             if os.path.exists(args.socket):
@@ -132,7 +142,7 @@ def main():
         idle_cpu = 100.0 * (cpu_ticks(daemon.pid) - before) / hz / idle_s
         idle_rss = rss_kib(daemon.pid)
         switches_after = wakeups(daemon.pid)
-        woken = {name: count - switches_before.get(name, 0) for name, count in switches_after.items()}
+        woken = woken_by_name(switches_before, switches_after)
         print('run %d: idle wake-ups by thread over %.0f s: %s' % (
             args.run, idle_s, json.dumps({k: v for k, v in sorted(woken.items()) if v})), file=sys.stderr)
 

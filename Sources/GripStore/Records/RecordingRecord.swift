@@ -35,6 +35,8 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
         static let id = Column(CodingKeys.id)
         static let startedAt = Column(CodingKeys.startedAt)
         static let state = Column(CodingKeys.state)
+        static let sampleCount = Column(CodingKeys.sampleCount)
+        static let lastCommitAt = Column(CodingKeys.lastCommitAt)
     }
 
     func row(effortCount: Int) -> RecordingRow {
