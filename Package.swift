@@ -55,9 +55,6 @@ var package = Package(
         ),
         // libdbus-1 (modulemap + shim.h); only GripBlueZ imports it.
         .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        // BlueZ's HCI socket definitions (modulemap + shim.h; headers only, nothing linked); only griptrack's
-        // Capture/MonitorSocket.swift imports it, for `griptrack capture` (docs/capture.md).
-        .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
         // BlueZ GATT client over D-Bus; knows nothing about grips.
         .target(name: "GripBlueZ", dependencies: ["CDBus"], swiftSettings: strictSwift + [.strictMemorySafety()]),
         // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
@@ -111,8 +108,6 @@ var package = Package(
                 "GripImport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // sync, list --everywhere.
                 "GripSync",
-                // capture: the kernel's HCI monitor socket.
-                "CBluetooth",
             ],
             swiftSettings: strictSwift
         ),

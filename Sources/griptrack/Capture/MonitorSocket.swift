@@ -1,4 +1,3 @@
-import CBluetooth
 import Glibc
 
 // The kernel's HCI monitor channel, read as btmon reads it: the only raw calls of `griptrack capture`.
@@ -37,6 +36,27 @@ func errorText(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
 
+/// The kernel's HCI socket ABI, as BlueZ's `<bluetooth/bluetooth.h>` and `<bluetooth/hci.h>` define it
+/// (libbluetooth-dev; `MonitorSocketABITests` checks these against the installed headers).
+///
+/// Why not import the headers as a C module: they include `<sys/socket.h>` themselves, and in a whole-module
+/// (release) build the Clang importer then credits `SOCK_STREAM` and friends to that module, so every other file of
+/// the target that uses them without importing it stops compiling.
+enum HCISocketABI {
+    static let addressFamily: Int32 = 31  // AF_BLUETOOTH
+    static let protocolHCI: Int32 = 1  // BTPROTO_HCI
+    static let deviceNone: UInt16 = 0xFFFF  // HCI_DEV_NONE: every adapter
+    static let channelMonitor: UInt16 = 2  // HCI_CHANNEL_MONITOR
+
+    /// `struct sockaddr_hci { sa_family_t hci_family; unsigned short hci_dev; unsigned short hci_channel; }`:
+    /// three native-endian u16, 6 bytes.
+    struct Address {
+        var family = sa_family_t(HCISocketABI.addressFamily)
+        var device = HCISocketABI.deviceNone
+        var channel = HCISocketABI.channelMonitor
+    }
+}
+
 /// An open `HCI_CHANNEL_MONITOR` socket bound to `HCI_DEV_NONE` (every adapter).
 final class MonitorSocket {
     /// The largest frame: the 6-byte header and a payload of at most 65535 bytes (`len` is a u16).
@@ -49,7 +69,8 @@ final class MonitorSocket {
     /// - Throws: `MonitorSocketError`.
     init() throws(MonitorSocketError) {
         let descriptor = socket(
-            CBT_AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), CBT_BTPROTO_HCI)
+            HCISocketABI.addressFamily, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            HCISocketABI.protocolHCI)
         if descriptor < 0 {
             let code = errno
             switch code {
@@ -58,15 +79,12 @@ final class MonitorSocket {
             default: throw .failed(call: "socket", errno: code)
             }
         }
-        var address = sockaddr_hci()
-        address.hci_family = sa_family_t(CBT_AF_BLUETOOTH)
-        address.hci_dev = CBT_HCI_DEV_NONE
-        address.hci_channel = CBT_HCI_CHANNEL_MONITOR
-        // SAFETY: `address` is a live, initialised sockaddr_hci for the duration of the call, and the length
-        // passed is its own size, so the kernel reads only that struct.
+        var address = HCISocketABI.Address()
+        // SAFETY: `address` is a live 6-byte sockaddr_hci for the duration of the call, and the length passed is its
+        // own size, so the kernel reads only that struct.
         let bound = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_hci>.size))
+                bind(descriptor, $0, socklen_t(MemoryLayout<HCISocketABI.Address>.size))
             }
         }
         if bound != 0 {
