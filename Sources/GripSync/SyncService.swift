@@ -80,6 +80,8 @@ public final class SyncService: Service, Sendable {
     }
 
     private func update(at date: Date, error: String?, backoff: SyncBackoff) {
+        // Read before taking the lock: STATUS on the socket thread takes it too and must not wait on SQLite.
+        let pending = try? store.syncStatus().pendingRows
         state.withLock { snapshot in
             snapshot.lastAttemptAt = date
             if error == nil { snapshot.lastSuccessAt = date }
@@ -87,7 +89,7 @@ public final class SyncService: Service, Sendable {
             snapshot.failures = backoff.failures
             let delay = backoff.delay.components
             snapshot.nextDelaySeconds = Double(delay.seconds) + Double(delay.attoseconds) / 1e18
-            if let pending = try? store.syncStatus().pendingRows { snapshot.pendingRows = pending }
+            if let pending { snapshot.pendingRows = pending }
         }
     }
 }

@@ -9,24 +9,8 @@ import Testing
 struct SystemdNotifierTests {
     @Test("READY=1 arrives on NOTIFY_SOCKET once the socket listens, STOPPING=1 on shutdown")
     func readyAndStopping() async throws {
-        var template = Array("/tmp/gtn-XXXXXX".utf8CString)
-        let directory = String(cString: try #require(mkdtemp(&template)))
-        defer { _ = rmdir(directory) }
-        let notifyPath = directory + "/notify"
-        let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        defer {
-            close(receiver)
-            unlink(notifyPath)
-        }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(notifyPath.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let notify = try NotifySocket()
+        let notifyPath = notify.path, receiver = notify.descriptor
 
         let harness = try await DaemonHarness(capture: nil, environment: ["NOTIFY_SOCKET": notifyPath]).started()
         let ready = try #require(await Self.receive(receiver))
@@ -42,22 +26,8 @@ struct SystemdNotifierTests {
 
     @Test("a thread stuck in one wake-up stops WATCHDOG=1 and says which; pings resume once it waits again")
     func stuckThreadWithholdsWatchdog() async throws {
-        var template = Array("/tmp/gtn-XXXXXX".utf8CString)
-        let directory = String(cString: try #require(mkdtemp(&template)))
-        defer { _ = rmdir(directory) }
-        let notifyPath = directory + "/notify"
-        let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        defer {
-            close(receiver)
-            unlink(notifyPath)
-        }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(notifyPath.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0)
+        let notify = try NotifySocket()
+        let notifyPath = notify.path, receiver = notify.descriptor
 
         let clock = Mutex(Duration.seconds(1_000))
         let liveness = ThreadLiveness(limit: .seconds(20), now: { clock.withLock { $0 } })
@@ -100,5 +70,32 @@ struct SystemdNotifierTests {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return nil
+    }
+}
+
+/// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`, in a fresh directory; removed on deinit.
+final class NotifySocket {
+    let path: String
+    let descriptor: Int32
+    private let directory: String
+
+    init() throws {
+        var template = Array("/tmp/gtn-XXXXXX".utf8CString)
+        directory = String(cString: try #require(mkdtemp(&template)))
+        path = directory + "/notify"
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+    }
+
+    deinit {
+        close(descriptor)
+        unlink(path)
+        rmdir(directory)
     }
 }

@@ -16,10 +16,7 @@ struct SyncServiceTests {
     func pushesAndRecovers() async throws {
         let cluster = try PostgresCluster()
         let pi = try Pi(cluster: cluster, device: "pi-daemon")
-        let service = SyncService(
-            client: pi.client, store: pi.store, context: AccessContext(bypass: true), interval: .milliseconds(200),
-            logger: Logger(label: "griptrack.sync.tests"))
-        let task = Task { try await service.run() }
+        let (service, task) = Self.start(pi, interval: .milliseconds(200))
         defer { task.cancel() }
 
         try pi.record(seconds: 2, minutes: 0)
@@ -44,10 +41,7 @@ struct SyncServiceTests {
     func pushSoon() async throws {
         let cluster = try PostgresCluster()
         let pi = try Pi(cluster: cluster, device: "pi-daemon")
-        let service = SyncService(
-            client: pi.client, store: pi.store, context: AccessContext(bypass: true), interval: .seconds(600),
-            logger: Logger(label: "griptrack.sync.tests"))
-        let task = Task { try await service.run() }
+        let (service, task) = Self.start(pi, interval: .seconds(600))
         defer { task.cancel() }
         #expect(try await Self.waitFor { service.snapshot.lastAttemptAt != nil })
 
@@ -68,7 +62,15 @@ struct SyncServiceTests {
         _ = await task.result
     }
 
-    /// Polls `condition` every 100 ms for up to 15 s.
+    /// A running service for `pi`'s store with Pro by the bypass flag; the caller cancels the task.
+    static func start(_ pi: Pi, interval: Duration) -> (SyncService, Task<Void, any Error>) {
+        let service = SyncService(
+            client: pi.client, store: pi.store, context: AccessContext(bypass: true), interval: interval,
+            logger: Logger(label: "griptrack.sync.tests"))
+        return (service, Task { try await service.run() })
+    }
+
+        /// Polls `condition` every 100 ms for up to 15 s.
     static func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
         for _ in 0..<150 {
             if (try? await condition()) == true { return true }
