@@ -81,7 +81,7 @@ var package = Package(
         // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
         .target(
             name: "GripConfig",
-            dependencies: ["GripEntitlements", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["GripEntitlements", "GripWire", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift
         ),
         // Cross-device sync: the SQLite outbox → PostgreSQL, and reads of the account's recordings back. The only target

@@ -13,6 +13,9 @@ import GripWire
 func fuzz<Profile: DeviceProfile>(_ profile: Profile, _ input: UnsafeRawBufferPointer) {
     var decoder = profile.makeDecoder()
     var reader = ByteReader(input)
+    // Host-stamped decoders time samples by arrival: each frame arrives a step later, the step taken from the input
+    // (so bursts, gaps and equal times are all reached).
+    var hostMicros: Int64 = 1_000_000
     while !reader.isAtEnd {
         let step = reader.byte()
         if step >= 0xF0 {
@@ -21,9 +24,19 @@ func fuzz<Profile: DeviceProfile>(_ profile: Profile, _ input: UnsafeRawBufferPo
             continue
         }
         let frame = reader.shortBytes()
+        hostMicros += Int64(step) * 997
         var emitted = 0
+        var previousMicros: UInt32?
+        var backwards = false
         let outcome = frame.withUnsafeBytes { buffer in
-            decoder.decode(buffer) { _ in emitted += 1 }
+            decoder.decode(buffer, hostMicros: hostMicros) { sample in
+                emitted += 1
+                if let previousMicros, sample.deviceMicros &- previousMicros > UInt32.max / 2 { backwards = true }
+                previousMicros = sample.deviceMicros
+            }
+        }
+        if backwards && profile.clock != .device {
+            fuzzFailure("\(profile.identifier): host-stamped samples of one frame went back in time")
         }
         switch outcome {
         case .samples(let count):

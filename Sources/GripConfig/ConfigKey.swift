@@ -1,5 +1,6 @@
 import Foundation
 import GripEntitlements
+import GripWire
 import TOMLKit
 
 /// One known configuration key: where it lives, what it means, and how a TOML value sets it.
@@ -75,6 +76,13 @@ struct ConfigKey: Sendable {
                 throw Problem(text: "expected a Bluetooth address such as \"F0:0D:CA:FE:12:34\" (six hex pairs separated by colons), got \"\(text)\"")
             }
             config.device.address = text.uppercased()
+        },
+        ConfigKey(section: "device", name: "profile") { config, value throws(Problem) in
+            let text = try string(value)
+            guard DeviceProfiles.named(text) != nil else {
+                throw Problem(text: "expected one of \(DeviceProfiles.identifiers.map { "\"\($0)\"" }.joined(separator: ", ")) (see `griptrack devices`), got \"\(text)\"")
+            }
+            config.device.profile = text
         },
         ConfigKey(section: "device", name: "name_prefix") { config, value throws(Problem) in
             let text = try string(value)

@@ -58,6 +58,9 @@ public struct GriptrackConfig: Sendable, Equatable {
         /// `address`: the device's Bluetooth address, upper case (`AA:BB:CC:DD:EE:FF`); nil = discover by name
         /// prefix, then by service UUID.
         public var address: String?
+        /// `profile`: which kind of device to drive, an identifier of the profile table (`progressor`, the default;
+        /// `griptrack devices` shows each nearby device's).
+        public var profile = "progressor"
         /// `name_prefix`: advertised names that count as the device; nil = the profile's (`Progressor`).
         public var namePrefix: String?
         /// `adapter`: the BlueZ adapter (`hci0`).

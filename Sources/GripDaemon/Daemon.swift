@@ -61,26 +61,32 @@ public final class Daemon: Sendable {
         let activity = EffortActivity()
         var device: DeviceRequests?
 
-        let profile = TindeqProgressor()
+        var profile: any DeviceProfile = DeviceProfiles.all[0]
         var forceHandle: UInt16 = 0
         var controlHandle: UInt16?
         let source: any Service
         if let path = configuration.replayPath {
-            let choice: ForceHandleChoice<TindeqProgressor>
+            let choice: ForceHandleChoice
             do {
                 choice = try ForceHandleChooser.scan(path: path, option: nil)
             } catch {
                 throw .replay(error)
             }
+            profile = choice.profile
             forceHandle = choice.handle
             controlHandle = choice.controlHandle
             source = ReplaySource(
                 path: path, speed: configuration.replaySpeed, ring: ring, gate: gate,
                 keepsStreamOpen: configuration.replayKeepsStreamOpen, logger: logger)
         } else if let radio {
+            // The configuration key is checked against the table when the file is read; a name from code is not.
+            profile = DeviceProfiles.named(radio.profile) ?? profile
+            guard profile.transport != .advertisement else {
+                throw .unsupportedTransport(profile: profile.identifier, transport: profile.transport.rawValue)
+            }
             let bluez = BlueZSource(
-                configuration: radio, ring: ring, sessionGapMicros: segmenterSettings.sessionGapMicros, activity: activity,
-                status: status, outbox: recorderChannels.replies, logger: logger)
+                configuration: radio, profile: profile, ring: ring, sessionGapMicros: segmenterSettings.sessionGapMicros,
+                activity: activity, status: status, outbox: recorderChannels.replies, logger: logger)
             forceHandle = RadioRing.forceHandle
             controlHandle = RadioRing.controlHandle
             device = bluez.requests
@@ -90,7 +96,7 @@ public final class Daemon: Sendable {
         }
         // The watchdog confirms liveness only while none of these threads is stuck in one wake-up.
         let liveness = ThreadLiveness()
-        let pipeline = PipelineService(
+        let pipeline = Self.makePipeline(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle,
             settings: segmenterSettings, fanOut: fanOut, recorderFeed: recorderFeed, control: control,
             status: status,
@@ -140,6 +146,19 @@ public final class Daemon: Sendable {
         }
         group = ServiceGroup(configuration: groupConfiguration)
         self.server = server
+    }
+
+    /// The consumer for the chosen profile (the pipeline is generic, so its decoder is called directly on the hot
+    /// path; this is where the table's existential is opened).
+    private static func makePipeline<Profile: DeviceProfile>(
+        ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
+        settings: SegmenterSettings, fanOut: FanOut, recorderFeed: RecorderFeed, control: PipelineControl,
+        status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness, logger: Logger
+    ) -> any Service {
+        PipelineService(
+            ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
+            fanOut: fanOut, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
+            activity: activity, liveness: liveness, logger: logger)
     }
 
     /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once.

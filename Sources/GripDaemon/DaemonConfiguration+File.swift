@@ -11,7 +11,7 @@ extension DaemonConfiguration {
     public mutating func apply(_ file: GriptrackConfig, deviceAddress: String?) {
         sessionGap = .milliseconds(Int64((file.recording.sessionGapSeconds * 1000).rounded()))
         radio = RadioConfiguration(
-            address: deviceAddress?.uppercased() ?? file.device.address, namePrefix: file.device.namePrefix,
+            profile: file.device.profile, address: deviceAddress?.uppercased() ?? file.device.address, namePrefix: file.device.namePrefix,
             adapter: file.device.adapter, notifyMode: file.device.notify == .acquire ? .acquire : .start,
             sleepWhenIdle: file.device.sleepWhenIdle)
         access = AccessContext(bypass: file.entitlements.bypass, policy: access.policy)

@@ -312,5 +312,40 @@ public enum CaptureCatalog {
                 .stream(seconds: 240, ForceProgram(baseline: 0.1, driftPerMinute: 0.1, tremor: 0.9, pulls:
                     ForceProgram.repeaters(count: 24, start: -0.2, work: 7, rest: 3, peak: 38, fadePerRep: 0.0275))),
             ])),
+        // Devices without time stamps: the replay times their samples on arrival (HostStampedClock).
+        Entry(
+            name: "forceboard-repeaters",
+            summary: "PitchSix Force Board: six 7:3 repeaters at about 25 kg, streamed at 80 Hz, three samples a notification",
+            expectedEfforts: 6,
+            session: ProgressorSession(device: .forceBoard, mtu: 23, seed: 41, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 64, ForceProgram(baseline: 0.4, driftPerMinute: 0.1, tremor: 0.6, pulls:
+                    ForceProgram.repeaters(count: 6, start: 3, work: 7, rest: 3, peak: 25))),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "entralpi-pulls",
+            summary: "Entralpi force plate: four 5-second pulls of 28–34 kg at 10 Hz, one value a notification, no commands",
+            expectedEfforts: 4,
+            session: ProgressorSession(device: .entralpi, seed: 42, steps: [
+                .connect(discover: true),
+                .stream(seconds: 70, ForceProgram(baseline: 0.2, tremor: 0.5, pulls: [
+                    Pull(start: 5, rise: 0.6, hold: 5, fall: 0.5, peak: 30), Pull(start: 20, rise: 0.6, hold: 5, fall: 0.5, peak: 34),
+                    Pull(start: 35, rise: 0.6, hold: 5, fall: 0.5, peak: 28), Pull(start: 50, rise: 0.6, hold: 5, fall: 0.5, peak: 31),
+                ])),
+                .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "weightscale-pulls",
+            summary: "A Bluetooth SIG Weight Scale indicating at 5 Hz: three 8-second pulls of about 20 kg",
+            expectedEfforts: 3,
+            session: ProgressorSession(device: .weightScale, seed: 43, steps: [
+                .connect(discover: true),
+                .stream(seconds: 60, ForceProgram(baseline: 0.3, tremor: 0.4, pulls: [
+                    Pull(start: 6, rise: 0.8, hold: 8, fall: 0.8, peak: 20), Pull(start: 24, rise: 0.8, hold: 8, fall: 0.8, peak: 22),
+                    Pull(start: 42, rise: 0.8, hold: 8, fall: 0.8, peak: 19),
+                ])),
+                .disconnect(reason: 0x13),
+            ])),
     ]
 }

@@ -43,6 +43,8 @@ public struct ProgressorSession: Sendable {
         case timeJump
     }
 
+    /// The device played; the Progressor unless said otherwise (the type keeps its name from when it was the only one).
+    public var device: SimulatedDevice
     public var datalink: BtsnoopDatalink
     /// The ATT MTU the host asks for; sets how many samples fit in one notification.
     public var mtu: UInt16
@@ -54,9 +56,10 @@ public struct ProgressorSession: Sendable {
     public var steps: [Step]
 
     public init(
-        datalink: BtsnoopDatalink = .linuxMonitor, mtu: UInt16 = 23, aclDataLength: Int = 27,
+        device: SimulatedDevice = .progressor, datalink: BtsnoopDatalink = .linuxMonitor, mtu: UInt16 = 23, aclDataLength: Int = 27,
         startMicros: Int64 = 1_795_000_000_000_000, seed: UInt64 = 1, steps: [Step]
     ) {
+        self.device = device
         self.datalink = datalink
         self.mtu = mtu
         self.aclDataLength = aclDataLength

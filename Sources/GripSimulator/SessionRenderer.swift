@@ -1,41 +1,8 @@
 import GripWire
 
-/// The simulated peripheral's GATT layout: GAP, GATT, the Progressor service and Nordic's Secure DFU service (the
-/// vendor states the Progressor carries it), whose control-point notifications are the stray frames on the wrong
-/// handle.
-enum SimulatedGATT {
-    static let dataValue: UInt16 = 0x000E
-    static let dataCCCD: UInt16 = 0x000F
-    static let controlValue: UInt16 = 0x0011
-    static let dfuControlValue: UInt16 = 0x0014
-    /// As printed (most significant byte first).
-    static let peer: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]
-
-    /// A Bluetooth SIG 16-bit UUID in canonical 128-bit form.
-    private static func sig(_ short: String) -> String { "0000\(short)-0000-1000-8000-00805f9b34fb" }
-
-    static let database: GATTDatabase = {
-        let profile = TindeqProgressor()
-        return GATTDatabase(
-            services: [
-                .init(startHandle: 0x0001, endHandle: 0x0007, uuid: sig("1800")),
-                .init(startHandle: 0x0008, endHandle: 0x000B, uuid: sig("1801")),
-                .init(startHandle: 0x000C, endHandle: 0x0011, uuid: profile.serviceUUID),
-                .init(startHandle: 0x0012, endHandle: 0x0015, uuid: sig("fe59")),
-            ],
-            characteristics: [
-                .init(declarationHandle: 0x000D, properties: 0x10, valueHandle: dataValue,
-                      uuid: profile.dataCharacteristicUUID),
-                .init(declarationHandle: 0x0010, properties: 0x0C, valueHandle: controlValue,
-                      uuid: profile.controlCharacteristicUUID),
-                .init(declarationHandle: 0x0013, properties: 0x18, valueHandle: dfuControlValue,
-                      uuid: "8ec90001-f315-4f60-9fb8-838830daea50"),
-            ],
-            descriptors: [
-                .init(handle: dataCCCD, uuid: sig("2902")),
-                .init(handle: 0x0015, uuid: sig("2902")),
-            ])
-    }()
+/// The simulated peripheral's address, as printed (most significant byte first).
+enum SimulatedPeer {
+    static let address: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]
 }
 
 /// Walks a session's steps and writes the records; all state of the simulated device lives here.
@@ -88,17 +55,20 @@ struct SessionRenderer {
 
     private mutating func connect(discover: Bool) {
         advance(by: 150_000)
-        writer.appendLEConnectionComplete(connection: connection, peer: SimulatedGATT.peer, hostMicros: hostMicros)
+        writer.appendLEConnectionComplete(connection: connection, peer: SimulatedPeer.address, hostMicros: hostMicros)
         connected = true
         if discover {
             exchange(ATTPDU.exchangeMTURequest(mtu: session.mtu), ATTPDU.exchangeMTUResponse(mtu: 247))
-            let conversation = ATTPDU.discoveryExchange(of: SimulatedGATT.database, mtu: Int(session.mtu))
+            let conversation = ATTPDU.discoveryExchange(of: session.device.database, mtu: Int(session.mtu))
             for (request, response) in zip(conversation, conversation.dropFirst()) where request.direction == .sent {
                 exchange(request.pdu, response.pdu)
             }
         }
-        // BlueZ re-enables notifications on every connection, cached database or not.
-        exchange(ATTPDU.writeRequest(handle: SimulatedGATT.dataCCCD, value: [0x01, 0x00]), ATTPDU.writeResponse())
+        // BlueZ re-enables notifications (or indications) on every connection, cached database or not.
+        let cccd: [UInt8] = session.device.profile.transport == .indicate ? [0x02, 0x00] : [0x01, 0x00]
+        exchange(ATTPDU.writeRequest(handle: SimulatedDevice.dataCCCD, value: cccd), ATTPDU.writeResponse())
+        // A device without commands streams as soon as its data is subscribed to.
+        if session.device.controlValue == nil { measuring = true }
     }
 
     /// A request from the host and the device's response one connection event later.
@@ -114,8 +84,13 @@ struct SessionRenderer {
     // MARK: Commands
 
     private mutating func send(_ command: DeviceCommand) {
-        guard let bytes = TindeqProgressor().encode(command) else { return }
-        exchange(ATTPDU.writeRequest(handle: SimulatedGATT.controlValue, value: bytes), ATTPDU.writeResponse())
+        guard let control = session.device.controlValue, let bytes = session.device.profile.encode(command) else { return }
+        exchange(ATTPDU.writeRequest(handle: control, value: bytes), ATTPDU.writeResponse())
+        guard session.device == .progressor else {
+            if command == .startMeasurement { measuring = true }
+            if command == .stopMeasurement { measuring = false }
+            return
+        }
         switch command {
         case .startMeasurement:
             measuring = true
@@ -143,6 +118,7 @@ struct SessionRenderer {
 
     private mutating func stream(seconds: Double, program: ForceProgram) {
         precondition(measuring, "simulated session streams without a START command")
+        guard session.device == .progressor else { return streamHostStamped(seconds: seconds, program: program) }
         var elapsed = 0.0
         var frame: [UInt8] = []
         var frameSamples = 0
@@ -172,9 +148,38 @@ struct SessionRenderer {
         }
     }
 
+    /// A device without time stamps: samples at its rate with a little crystal jitter, sent a few per notification;
+    /// each notification waits for the next connection event (every 30 ms, as BlueZ negotiates by default), so
+    /// arrival times jitter the way they do on a real link.
+    private mutating func streamHostStamped(seconds: Double, program: ForceProgram) {
+        let device = session.device
+        let period = 1 / device.rateHz
+        var elapsed = 0.0
+        var pending: [Double] = []
+        var sampleHost = Double(hostMicros)
+        while elapsed < seconds {
+            let tick = period * (1 + (random.unit() - 0.5) * 0.002)
+            elapsed += tick
+            sampleHost += tick * 1_000_000
+            pending.append(program.force(at: elapsed) + random.gaussian(sigma: program.noise))
+            if pending.count == device.samplesPerFrame {
+                let connectionEvent: Int64 = 30_000
+                let ready = Int64(sampleHost)
+                let next = (ready / connectionEvent + 1) * connectionEvent + Int64(random.next() % 1_500)
+                hostMicros = max(hostMicros + 1, next)
+                notify(device.frame(kilograms: pending), advancing: false)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        if !pending.isEmpty {
+            hostMicros = max(hostMicros + 1, Int64(sampleHost) + 2_000)
+            notify(device.frame(kilograms: pending), advancing: false)
+        }
+    }
+
     private mutating func emitWeightFrame(_ samples: [UInt8]) {
         let value = [0x01, UInt8(samples.count)] + samples
-        writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dataValue, value: value), connection: connection,
+        writer.appendATT(ATTPDU.notification(handle: SimulatedDevice.dataValue, value: value), connection: connection,
                          direction: .received, hostMicros: hostMicros, aclDataLength: session.aclDataLength)
         lastWeightFrame = value
     }
@@ -195,16 +200,26 @@ struct SessionRenderer {
         case .timeJump:
             notify([0x01, 0x08] + littleEndianBytes(Float(0.4).bitPattern) + littleEndianBytes(deviceMicros &+ 3_600_000_000))
         case .otherHandle:
-            writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dfuControlValue, value: [0x60, 0x01, 0x01]),
+            writer.appendATT(ATTPDU.notification(handle: SimulatedDevice.dfuControlValue, value: [0x60, 0x01, 0x01]),
                              connection: connection, direction: .received, hostMicros: hostMicros,
                              aclDataLength: session.aclDataLength)
         }
     }
 
-    private mutating func notify(_ value: [UInt8]) {
-        advance(by: 1_000)
-        writer.appendATT(ATTPDU.notification(handle: SimulatedGATT.dataValue, value: value), connection: connection,
-                         direction: .received, hostMicros: hostMicros, aclDataLength: session.aclDataLength)
+    /// One value on the data characteristic, as a notification or (for an indicating device) an indication and
+    /// the host's confirmation.
+    private mutating func notify(_ value: [UInt8], advancing: Bool = true) {
+        if advancing { advance(by: 1_000) }
+        let indicates = session.device.profile.transport == .indicate
+        let pdu = indicates
+            ? ATTPDU.indication(handle: SimulatedDevice.dataValue, value: value)
+            : ATTPDU.notification(handle: SimulatedDevice.dataValue, value: value)
+        writer.appendATT(pdu, connection: connection, direction: .received, hostMicros: hostMicros,
+                         aclDataLength: session.aclDataLength)
+        if indicates {
+            writer.appendATT([ATTPDU.Opcode.handleValueConfirmation.rawValue], connection: connection, direction: .sent,
+                             hostMicros: hostMicros + 200, aclDataLength: session.aclDataLength)
+        }
     }
 
     private mutating func advance(by micros: Int64) { hostMicros += micros }

@@ -14,7 +14,8 @@ public enum CaptureNotifications {
 
     /// Reads `captures/<name>` and keeps the force-handle notifications (data frames and command responses alike)
     /// from the first START write on the control point up to the next STOP write or disconnect, whichever comes
-    /// first; notifications before START are left out because the fake only streams after START.
+    /// first; notifications before START are left out because the fake only streams after START. A device that takes
+    /// no START (it streams once subscribed) is read from its first notification.
     ///
     /// - Parameters:
     ///   - name: a file under `captures/`, e.g. `progressor-repeaters.btsnoop`.
@@ -24,16 +25,17 @@ public enum CaptureNotifications {
     public static func load(_ name: String, speed: Double = 1) throws -> Stream {
         precondition(speed > 0, "speed must be positive")
         let path = CaptureFixtures.url(name).path
-        let choice: ForceHandleChoice<TindeqProgressor>
+        let choice: ForceHandleChoice
         do {
             choice = try ForceHandleChooser.scan(path: path, option: nil)
         } catch {
             throw FakeError(message: "\(name): \(error)")
         }
         let profile = choice.profile
-        var started = false
+        let needsStart = profile.lifecycle.whenReady.contains(.startMeasurement)
+        var started = !needsStart
         var finished = false
-        var previousMicros: Int64 = 0
+        var previousMicros: Int64?
         var notifications: [(delayMicros: Int, bytes: [UInt8])] = []
         _ = try CaptureFile.read(path: path) { event in
             guard !finished else { return }
@@ -49,10 +51,10 @@ public enum CaptureNotifications {
                     break
                 }
             case .notification(_, let handle, let value, let micros) where started && handle == choice.handle:
-                let delay = Double(max(0, micros - previousMicros)) / speed
+                let delay = Double(max(0, micros - (previousMicros ?? micros))) / speed
                 notifications.append((Int(delay.rounded()), value))
                 previousMicros = micros
-            case .disconnected where started:
+            case .disconnected where started && (needsStart || previousMicros != nil):
                 finished = true
             default:
                 break

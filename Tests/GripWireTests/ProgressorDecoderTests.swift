@@ -18,7 +18,7 @@ struct ProgressorDecoderTests {
         var decoder = TindeqProgressor().makeDecoder()
         var samples: [RawSample] = []
         let outcomes = frames.map { frame in
-            frame.withUnsafeBytes { decoder.decode($0) { samples.append($0) } }
+            frame.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { samples.append($0) } }
         }
         return (outcomes, samples)
     }
@@ -85,9 +85,9 @@ struct ProgressorDecoderTests {
         var count = 0
         let first = weightFrame([(0.2, 5_000_000)])
         let loaded = weightFrame([(180, 1_000)])
-        _ = first.withUnsafeBytes { decoder.decode($0) { _ in count += 1 } }
+        _ = first.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { _ in count += 1 } }
         decoder.noteCommandSent(.startMeasurement)
-        let outcome = loaded.withUnsafeBytes { decoder.decode($0) { _ in count += 1 } }
+        let outcome = loaded.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { _ in count += 1 } }
         #expect(outcome == .samples(1))
         #expect(count == 2)
     }

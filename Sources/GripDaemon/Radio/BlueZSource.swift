@@ -5,7 +5,7 @@ import Logging
 import ServiceLifecycle
 
 /// The live source: finds the device through BlueZ, keeps a `DeviceConnection` to it, and feeds its notifications
-/// into the ring; `ProgressorControl` drives the device (START, battery, TARE, idle STOP).
+/// into the ring; `DeviceControl` drives the device through its profile's lifecycle (START, battery, TARE, idle STOP).
 ///
 /// Two tasks: the supervisor (bus → bluetoothd/adapter → discovery → connection, retried every `retryInterval` on
 /// any failure, so a daemon started before bluetoothd keeps serving its socket and connects once it appears) and the
@@ -13,10 +13,10 @@ import ServiceLifecycle
 /// Notifications bypass both: the D-Bus thread copies them straight into the ring.
 final class BlueZSource: Service, CustomStringConvertible {
     let configuration: RadioConfiguration
-    let profile = TindeqProgressor()
+    let profile: any DeviceProfile
     let radio: RadioRing
     let requests: DeviceRequests
-    private let control: ProgressorControl
+    private let control: DeviceControl
     private let inputs: AsyncStream<ControlInput>
     private let continuation: AsyncStream<ControlInput>.Continuation
     let logger: Logger
@@ -27,22 +27,24 @@ final class BlueZSource: Service, CustomStringConvertible {
     ///   - sessionGapMicros: idle time after which measuring stops (the segmenter's session gap).
     ///   - outbox: where DEVICE state lines and TARE replies go to the socket thread.
     init(
-        configuration: RadioConfiguration, ring: NotificationRing, sessionGapMicros: Int64, activity: EffortActivity,
+        configuration: RadioConfiguration, profile: any DeviceProfile, ring: NotificationRing, sessionGapMicros: Int64, activity: EffortActivity,
         status: DaemonStatus, outbox: Mailbox<DaemonReply>, logger: Logger
     ) {
         self.configuration = configuration
+        self.profile = profile
         self.logger = logger
         radio = RadioRing(ring: ring)
         (inputs, continuation) = AsyncStream.makeStream(of: ControlInput.self)
         let continuation = continuation
         requests = DeviceRequests(outbox: outbox) { continuation.yield(.request($0)) }
-        control = ProgressorControl(
+        control = DeviceControl(
             profile: profile, configuration: configuration, sessionGapMicros: sessionGapMicros, radio: radio,
             activity: activity, status: status, outbox: outbox, logger: logger, ticks: continuation)
     }
 
     func run() async throws {
         logger.info("Radio source started", metadata: [
+            "device.profile": "\(profile.identifier)",
             "device.address": "\(configuration.address ?? "any")", "device.adapter": "\(configuration.adapter ?? "first")",
             "notify.mode": "\(configuration.notifyMode.rawValue)"])
         await withGracefulShutdownHandler {
@@ -115,10 +117,9 @@ final class BlueZSource: Service, CustomStringConvertible {
         if let address = configuration.address {
             criteria = [DeviceCriteria(address: address)]
         } else {
-            criteria = [
-                DeviceCriteria(namePrefix: configuration.namePrefix ?? profile.namePrefix),
-                DeviceCriteria(serviceUUID: profile.serviceUUID),
-            ]
+            let namePrefix = configuration.namePrefix ?? profile.namePrefix
+            criteria = (namePrefix.map { [DeviceCriteria(namePrefix: $0)] } ?? [])
+                + [DeviceCriteria(serviceUUID: profile.serviceUUID)]
         }
         var notFound: GripBlueZError?
         for candidate in criteria {
@@ -134,8 +135,11 @@ final class BlueZSource: Service, CustomStringConvertible {
 
     private func makeConnection(client: BlueZClient, address: String) -> DeviceConnection {
         var settings = DeviceConnection.Configuration(
-            notifyCharacteristicUUID: profile.dataCharacteristicUUID, serviceUUID: profile.serviceUUID,
-            notifyMode: configuration.notifyMode == .acquire ? .acquireNotify : .startNotify)
+            notifyCharacteristicUUID: profile.dataCharacteristicUUID,
+            // A control point in another service (the Force Board's) is looked up on the whole device.
+            serviceUUID: profile.controlSharesDataService ? profile.serviceUUID : nil,
+            // BlueZ hands only notifications over a socket; indications always come through StartNotify.
+            notifyMode: configuration.notifyMode == .acquire && profile.transport == .notify ? .acquireNotify : .startNotify)
         settings.initialBackoff = configuration.connectBackoff
         let radio = radio
         let continuation = continuation

@@ -8,6 +8,8 @@ public struct RadioConfiguration: Sendable, Equatable {
         case acquire
     }
 
+    /// Which kind of device to drive: an identifier of `DeviceProfiles` (`progressor`).
+    public var profile: String
     /// The device's address (`AA:BB:CC:DD:EE:FF`); nil = the first device whose name starts with `namePrefix`,
     /// else the first advertising the profile's service UUID.
     public var address: String?
@@ -34,9 +36,10 @@ public struct RadioConfiguration: Sendable, Equatable {
     /// Creates a configuration; the defaults are the `[device]` defaults.
     /// - Parameters: See the properties.
     public init(
-        address: String? = nil, namePrefix: String? = nil, adapter: String? = "hci0", notifyMode: NotifyMode = .start,
+        profile: String = "progressor", address: String? = nil, namePrefix: String? = nil, adapter: String? = "hci0", notifyMode: NotifyMode = .start,
         sleepWhenIdle: Bool = false, busAddress: String? = nil
     ) {
+        self.profile = profile
         self.address = address
         self.namePrefix = namePrefix
         self.adapter = adapter

@@ -115,7 +115,7 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         // It holds no heap storage, so the copy costs nothing; the segmenter's buffers are never copied.
         var decoder = self.decoder
         var timeJumped = false
-        let outcome = unsafe decoder.decode(value) { sample in
+        let outcome = unsafe decoder.decode(value, hostMicros: hostMicros) { sample in
             guard let micros = clock.placeChecked(sample.deviceMicros, hostMicros: hostMicros) else {
                 timeJumped = true
                 return

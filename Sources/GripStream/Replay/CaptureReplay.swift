@@ -42,7 +42,7 @@ public enum ReplayError: Error, CustomStringConvertible, Sendable {
             let discovery = hasDiscovery
                 ? "its GATT discovery shows no supported force device"
                 : "it has no GATT discovery to identify the force characteristic"
-            return "no notifying handle (\(list)) carries Progressor frames and \(discovery); "
+            return "no notifying handle (\(list)) carries frames of a supported device and \(discovery); "
                 + "if this is a force device, pass --handle 0xNNNN to choose one"
         }
     }
@@ -86,9 +86,23 @@ public enum CaptureReplay {
         producer.start()
 
         // The producer publishes its choice before it pushes the first entry, so the ring's hand-off orders the
-        // two: once an entry has been popped, `verdict.choice` is final.
-        var pipeline: (processor: ForceStreamProcessor<TindeqProgressor>, choice: ForceHandleChoice<TindeqProgressor>)?
-        var builder = ReplayReportBuilder(profile: TindeqProgressor().identifier)
+        // two: once an entry is there, `verdict.choice` is final. Without a choice the only entry is the end.
+        ring.waitForData()
+        guard let choice = verdict.choice else {
+            throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false)
+        }
+        return consume(ring: ring, profile: choice.profile, choice: choice, options: options, verdict: verdict,
+                       timedObserver: timedObserver)
+    }
+
+    /// The consumer, for the chosen profile: pops, decodes and segments until the end-of-stream entry.
+    private static func consume<Profile: DeviceProfile>(
+        ring: NotificationRing, profile: Profile, choice: ForceHandleChoice, options: ReplayOptions,
+        verdict: ProducerVerdict, timedObserver: ((StreamOutput, _ hostMicros: Int64) -> Void)?
+    ) -> ReplayReport {
+        var processor = ForceStreamProcessor(
+            profile: profile, forceHandle: choice.handle, controlHandle: choice.controlHandle, settings: options.settings)
+        var builder = ReplayReportBuilder(profile: profile.identifier)
         var finished = false
         while !finished {
             ring.waitForData()
@@ -96,17 +110,8 @@ public enum CaptureReplay {
             // ring keeps the slot for the consumer.
             _ = unsafe ring.popBatch(max: 256) { entry in
                 if unsafe entry.kind == .endOfStream { finished = true }
-                if pipeline == nil {
-                    guard let choice = verdict.choice else { return }  // nothing to replay: only the end arrives
-                    pipeline = (
-                        ForceStreamProcessor(
-                            profile: choice.profile, forceHandle: choice.handle, controlHandle: choice.controlHandle,
-                            settings: options.settings),
-                        choice
-                    )
-                }
                 let hostMicros = unsafe entry.hostMicros
-                unsafe pipeline?.processor.process(
+                unsafe processor.process(
                     kind: entry.kind, handle: entry.handle, hostMicros: hostMicros, value: entry.value
                 ) { output in
                     builder.record(output)
@@ -115,10 +120,9 @@ public enum CaptureReplay {
             }
         }
         let outcome = verdict.outcome
-        guard let pipeline else { throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false) }
         return builder.report(
-            counters: pipeline.processor.counters, clock: pipeline.processor.clock,
-            forceHandle: .init(handle: hex(pipeline.choice.handle), source: pipeline.choice.source.rawValue),
+            counters: processor.counters, clock: processor.clock,
+            forceHandle: .init(handle: hex(choice.handle), source: choice.source.rawValue),
             capture: .init(
                 datalink: outcome.map { $0.summary.datalink.rawValue }, records: outcome?.summary.records ?? 0,
                 bytes: outcome?.summary.bytes ?? 0, error: outcome?.error.map { "\($0)" }))
@@ -207,7 +211,7 @@ private struct ReplayProducer {
 
     /// Publishes the choice (before the first push, so the consumer sees it once it pops an entry) and pushes the
     /// events held back so far.
-    private mutating func choose(_ choice: ForceHandleChoice<TindeqProgressor>?) {
+    private mutating func choose(_ choice: ForceHandleChoice?) {
         guard let choice else { return }
         verdict.choice = choice
         chosen = true
@@ -225,11 +229,11 @@ private struct ReplayProducer {
 private final class ProducerVerdict: @unchecked Sendable {
     // SAFETY: every stored property is only read or written while holding `lock`.
     private let lock = NSLock()
-    private var storedChoice: ForceHandleChoice<TindeqProgressor>?
+    private var storedChoice: ForceHandleChoice?
     private var storedFailure: ReplayError?
     private var storedOutcome: CaptureReadOutcome?
 
-    var choice: ForceHandleChoice<TindeqProgressor>? {
+    var choice: ForceHandleChoice? {
         get { lock.withLock { storedChoice } }
         set { lock.withLock { storedChoice = newValue } }
     }

@@ -11,22 +11,30 @@ public enum ForceHandleSource: String, Sendable {
 }
 
 /// The profile and handles a replay will use.
-package struct ForceHandleChoice<Profile: DeviceProfile>: Sendable {
-    package var profile: Profile
+package struct ForceHandleChoice: Sendable {
+    package var profile: any DeviceProfile
     package var handle: UInt16
     package var controlHandle: UInt16?
     package var source: ForceHandleSource
+
+    init(profile: any DeviceProfile, handle: UInt16, gatt: GATTDatabase, source: ForceHandleSource) {
+        self.profile = profile
+        self.handle = handle
+        controlHandle = profile.controlCharacteristicUUID.flatMap { gatt.valueHandle(forCharacteristic: $0) }
+        self.source = source
+    }
 }
 
-/// Chooses the force handle while a capture streams by, so a replay reads its file once.
+/// Chooses the device profile and its force handle while a capture streams by, so a replay reads its file once.
 ///
 /// Discovery sits before the notifications it describes, and a capture started mid-session has none at all, so
 /// the choice is made as soon as it is certain — `--handle` or discovery once the first notification has been
-/// read, or a handle that has sent ``certainAfterMatchingFrames`` frames of which at least half decode as the
+/// read, or a handle that has sent ``certainAfterMatchingFrames`` frames of which at least half decode as one
 /// profile's — and otherwise at the end of the capture from everything seen. Until then the caller holds the
-/// events back (a few hundred at most in practice).
+/// events back (a few hundred at most in practice). Every profile in `DeviceProfiles.all` is a candidate: the one
+/// whose data characteristic the discovery shows, else the one whose frame shape the notifications have.
 package struct ForceHandleChooser: Sendable {
-    /// Frames matching the profile after which a handle is chosen by content without reading further.
+    /// Frames matching a profile after which a handle is chosen by content without reading further.
     package static let certainAfterMatchingFrames = 32
 
     private let option: UInt16?
@@ -57,48 +65,60 @@ package struct ForceHandleChooser: Sendable {
     }
 
     /// The choice, if the events observed so far make it certain; `gatt` is the layout discovered so far.
-    package func certainChoice(gatt: GATTDatabase) -> ForceHandleChoice<TindeqProgressor>? {
+    package func certainChoice(gatt: GATTDatabase) -> ForceHandleChoice? {
         guard sawNotifications else { return nil }
-        let profile = TindeqProgressor()
-        if option != nil || gatt.valueHandle(forCharacteristic: profile.dataCharacteristicUUID) != nil {
-            return finalChoice(gatt: gatt)
-        }
+        if option != nil || Self.discovered(in: gatt) != nil { return finalChoice(gatt: gatt) }
         return contentChoice(gatt: gatt, minimumMatching: Self.certainAfterMatchingFrames)
     }
 
     /// The best choice from the whole capture, or nil when nothing in it looks like a force device.
-    package func finalChoice(gatt: GATTDatabase) -> ForceHandleChoice<TindeqProgressor>? {
-        // Only the Progressor exists today; with more profiles this picks the one whose UUIDs or frames match.
-        let profile = TindeqProgressor()
-        let control = gatt.valueHandle(forCharacteristic: profile.controlCharacteristicUUID)
+    package func finalChoice(gatt: GATTDatabase) -> ForceHandleChoice? {
+        let discovered = Self.discovered(in: gatt)
         if let option {
-            return .init(profile: profile, handle: option, controlHandle: control, source: .option)
+            let profile = discovered?.profile ?? bestProfile(forHandle: option, minimumMatching: 0) ?? DeviceProfiles.all[0]
+            return .init(profile: profile, handle: option, gatt: gatt, source: .option)
         }
-        if let discovered = gatt.valueHandle(forCharacteristic: profile.dataCharacteristicUUID) {
-            return .init(profile: profile, handle: discovered, controlHandle: control, source: .discovery)
+        if let discovered {
+            return .init(profile: discovered.profile, handle: discovered.handle, gatt: gatt, source: .discovery)
         }
         return contentChoice(gatt: gatt, minimumMatching: 1)
     }
 
-    /// The handle with the most notifications among those whose frames mostly decode as the profile's.
-    private func contentChoice(gatt: GATTDatabase, minimumMatching: Int) -> ForceHandleChoice<TindeqProgressor>? {
-        let profile = TindeqProgressor()
-        let candidates = notifications.filter { _, entry in
+    /// The first profile in the table whose data characteristic the discovery shows, with its value handle.
+    private static func discovered(in gatt: GATTDatabase) -> (profile: any DeviceProfile, handle: UInt16)? {
+        for profile in DeviceProfiles.all {
+            if let handle = gatt.valueHandle(forCharacteristic: profile.dataCharacteristicUUID) { return (profile, handle) }
+        }
+        return nil
+    }
+
+    /// The handle with the most notifications among those whose frames mostly decode as some profile's.
+    private func contentChoice(gatt: GATTDatabase, minimumMatching: Int) -> ForceHandleChoice? {
+        let candidates = notifications.compactMap { handle, entry in
+            bestProfile(forHandle: handle, minimumMatching: minimumMatching).map { (handle, entry.total, $0) }
+        }
+        guard let best = candidates.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 > $1.0) }) else { return nil }
+        return .init(profile: best.2, handle: best.0, gatt: gatt, source: .content)
+    }
+
+    /// The profile most of whose frames the handle's notifications look like (at least half of them, and at least
+    /// `minimumMatching`); ties go to the earlier profile in the table.
+    private func bestProfile(forHandle handle: UInt16, minimumMatching: Int) -> (any DeviceProfile)? {
+        guard let entry = notifications[handle] else { return nil }
+        var best: (profile: any DeviceProfile, matching: Int)?
+        for profile in DeviceProfiles.all {
             let matching = entry.matching[profile.identifier] ?? 0
-            return matching * 2 >= entry.total && matching >= minimumMatching
+            guard matching * 2 >= entry.total, matching >= max(minimumMatching, 1) else { continue }
+            if matching > (best?.matching ?? 0) { best = (profile, matching) }
         }
-        guard let best = candidates.max(by: { $0.value.total < $1.value.total || ($0.value.total == $1.value.total && $0.key > $1.key) }) else {
-            return nil
-        }
-        let control = gatt.valueHandle(forCharacteristic: profile.controlCharacteristicUUID)
-        return .init(profile: profile, handle: best.key, controlHandle: control, source: .content)
+        return best?.profile
     }
 
     /// Reads a whole capture and chooses (the daemon's replay source needs the handle before it starts).
     ///
     /// - Throws: ``ReplayError/unreadable(_:)`` when nothing could be read, ``ReplayError/noForceHandle(notifyingHandles:hasDiscovery:)``
     ///   when no handle carries force frames.
-    package static func scan(path: String, option: UInt16?) throws(ReplayError) -> ForceHandleChoice<TindeqProgressor> {
+    package static func scan(path: String, option: UInt16?) throws(ReplayError) -> ForceHandleChoice {
         var chooser = ForceHandleChooser(option: option)
         let outcome = CaptureFile.readToEnd(path: path) { chooser.observe($0) }
         if let error = outcome.error, !chooser.sawNotifications { throw .unreadable(error) }

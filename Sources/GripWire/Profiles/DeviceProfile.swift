@@ -1,7 +1,8 @@
-/// Everything generic code needs to know about one kind of force device.
+/// Everything generic code needs to know about one kind of force device: the driver table's row.
 ///
-/// A new device is one file defining a conforming type, one line in `DeviceProfiles.all`, and one capture in
-/// `captures/`, in the spirit of gpsd's driver table.
+/// A new device is one file defining a conforming type, one line in `DeviceProfiles.all`, one simulated capture in
+/// `captures/`, and its tests, in the spirit of gpsd's driver table (`docs/devices.md`, "Adding a device"). Generic
+/// code — the daemon's device control, BlueZ discovery, replay's survey, `griptrack devices` — reads only this.
 public protocol DeviceProfile: Sendable {
     associatedtype Decoder: FrameDecoder
 
@@ -9,14 +10,33 @@ public protocol DeviceProfile: Sendable {
     var name: String { get }
     /// Short stable identifier used in config, the database and JSON, e.g. "progressor".
     var identifier: String { get }
-    /// The primary GATT service, lower-case canonical UUID string.
+
+    // MARK: What identifies the device
+
+    /// The GATT service holding the data characteristic, lower-case canonical 128-bit UUID string.
     var serviceUUID: String { get }
-    /// The characteristic that notifies force frames.
+    /// Advertised local names start with this, e.g. "Progressor"; nil for a standard service any maker may use.
+    var namePrefix: String? { get }
+    /// The advertisement's manufacturer-data company id, for devices recognised (or read) by it.
+    var manufacturerID: UInt16? { get }
+
+    // MARK: How data arrives
+
+    /// Notifications, indications or advertisements.
+    var transport: DataTransport { get }
+    /// Whether samples carry the device's own time, or are stamped on arrival.
+    var clock: SampleClock { get }
+    /// The characteristic that carries force frames.
     var dataCharacteristicUUID: String { get }
-    /// The characteristic commands are written to.
-    var controlCharacteristicUUID: String { get }
-    /// Advertised local names start with this, e.g. "Progressor".
-    var namePrefix: String { get }
+    /// The characteristic commands are written to; nil for a device that takes none.
+    var controlCharacteristicUUID: String? { get }
+    /// Whether the control characteristic sits in ``serviceUUID`` (else it is looked up on the whole device).
+    var controlSharesDataService: Bool { get }
+
+    // MARK: Lifecycle
+
+    /// What the daemon writes when the link is ready, periodically, and when the device has been idle.
+    var lifecycle: DeviceLifecycle { get }
 
     /// The bytes to write to the control point for a command, or nil when the device has no such command.
     func encode(_ command: DeviceCommand) -> [UInt8]?
@@ -29,6 +49,58 @@ public protocol DeviceProfile: Sendable {
     func looksLikeDataFrame(_ bytes: some Collection<UInt8>) -> Bool
 }
 
+extension DeviceProfile {
+    public var manufacturerID: UInt16? { nil }
+    public var controlSharesDataService: Bool { true }
+}
+
+/// How a device delivers its force frames.
+public enum DataTransport: String, Sendable {
+    /// GATT notifications (unacknowledged; BlueZ can hand them over a socket with AcquireNotify).
+    case notify
+    /// GATT indications (one round trip each; BlueZ delivers them through StartNotify only).
+    case indicate
+    /// Broadcast in advertisements; no connection.
+    case advertisement
+}
+
+/// Where a sample's time comes from.
+public enum SampleClock: Sendable, Equatable {
+    /// The device stamps every sample (µs since its START, wrapping at 2³²).
+    case device
+    /// The device sends no time: samples are stamped on arrival at the host, spaced at about `nominalHz`
+    /// (`HostStampedClock`).
+    case host(nominalHz: Double)
+}
+
+/// The commands generic device control writes, and when.
+public struct DeviceLifecycle: Sendable, Equatable {
+    /// Written in order once notifications are on (e.g. START, then a battery query).
+    public var whenReady: [DeviceCommand]
+    /// Written every `battery_interval` while streaming (e.g. the battery query).
+    public var periodic: [DeviceCommand]
+    /// Written in order after a session gap without effort (e.g. STOP; SLEEP follows only with `sleep_when_idle`).
+    public var whenIdle: [DeviceCommand]
+    /// Written after `whenIdle` when the configuration asks the device to sleep.
+    public var sleep: DeviceCommand?
+
+    public init(
+        whenReady: [DeviceCommand] = [], periodic: [DeviceCommand] = [], whenIdle: [DeviceCommand] = [],
+        sleep: DeviceCommand? = nil
+    ) {
+        self.whenReady = whenReady
+        self.periodic = periodic
+        self.whenIdle = whenIdle
+        self.sleep = sleep
+    }
+
+    /// A device that streams as soon as notifications are on and takes no commands.
+    public static let passive = DeviceLifecycle()
+
+    /// Whether idle control stops the device (so a client's WATCH or RECORD must start it again).
+    public var stopsWhenIdle: Bool { !whenIdle.isEmpty }
+}
+
 /// Decodes the frames of one notification stream. Stateful: duplicate detection and command correlation.
 ///
 /// - Important: conforming types should hold no heap storage: the pipeline moves the decoder out of its state
@@ -38,10 +110,11 @@ public protocol FrameDecoder: Sendable {
     ///
     /// - Parameters:
     ///   - frame: the characteristic value, exactly as notified.
+    ///   - hostMicros: when the host received it (µs); host-stamped devices time their samples with it.
     ///   - emit: called once per decoded sample, in order.
     /// - Returns: what the frame held; a rejection never emits a sample.
     /// - Important: HOT PATH. Must not allocate, lock, log or trap on any input.
-    mutating func decode(_ frame: UnsafeRawBufferPointer, emit: (RawSample) -> Void) -> FrameOutcome
+    mutating func decode(_ frame: UnsafeRawBufferPointer, hostMicros: Int64, emit: (RawSample) -> Void) -> FrameOutcome
 
     /// Tells the decoder which command was last written, so a generic command response can be interpreted.
     mutating func noteCommandSent(_ command: DeviceCommand)
@@ -50,7 +123,12 @@ public protocol FrameDecoder: Sendable {
 /// The table of supported devices.
 public enum DeviceProfiles {
     /// Every supported device, reference device first.
-    public static let all: [any DeviceProfile] = [TindeqProgressor()]
+    public static let all: [any DeviceProfile] = [
+        TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(),
+    ]
+
+    /// Every identifier, for messages ("progressor, forceboard, …").
+    public static var identifiers: [String] { all.map(\.identifier) }
 
     /// The profile with this identifier (`progressor`), if any.
     public static func named(_ identifier: String) -> (any DeviceProfile)? {
@@ -63,3 +141,6 @@ public enum DeviceProfiles {
         return all.first { $0.dataCharacteristicUUID == wanted }
     }
 }
+
+/// A Bluetooth SIG 16-bit UUID in canonical 128-bit form.
+func sigUUID(_ short: String) -> String { "0000\(short)-0000-1000-8000-00805f9b34fb" }

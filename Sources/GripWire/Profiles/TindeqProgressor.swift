@@ -10,8 +10,17 @@ public struct TindeqProgressor: DeviceProfile {
     public var identifier: String { "progressor" }
     public var serviceUUID: String { "7e4e1701-1ea6-40c9-9dcc-13d34ffead57" }
     public var dataCharacteristicUUID: String { "7e4e1702-1ea6-40c9-9dcc-13d34ffead57" }
-    public var controlCharacteristicUUID: String { "7e4e1703-1ea6-40c9-9dcc-13d34ffead57" }
-    public var namePrefix: String { "Progressor" }
+    public var controlCharacteristicUUID: String? { "7e4e1703-1ea6-40c9-9dcc-13d34ffead57" }
+    public var namePrefix: String? { "Progressor" }
+    public var transport: DataTransport { .notify }
+    /// Every sample carries the device's µs since START.
+    public var clock: SampleClock { .device }
+    /// START (so the device clock restarts as the ring sees it), then the battery voltage, again every
+    /// `battery_interval`; STOP after a session gap, then SLEEP when configured.
+    public var lifecycle: DeviceLifecycle {
+        DeviceLifecycle(
+            whenReady: [.startMeasurement, .battery], periodic: [.battery], whenIdle: [.stopMeasurement], sleep: .sleep)
+    }
 
     /// The Progressor is rated to 150 kg; a tared cell reads a little below zero when unloaded or pushed. −10…200 kg
     /// leaves room for overload readings of a real pull without admitting values no pull makes (`docs/devices.md`,
@@ -80,7 +89,9 @@ public struct ProgressorDecoder: FrameDecoder {
     }
 
     // HOT PATH: no allocation, lock, syscall or log (except for rare command responses, which build a value).
-    public mutating func decode(_ frame: UnsafeRawBufferPointer, emit: (RawSample) -> Void) -> FrameOutcome {
+    public mutating func decode(
+        _ frame: UnsafeRawBufferPointer, hostMicros: Int64, emit: (RawSample) -> Void
+    ) -> FrameOutcome {
         guard frame.count >= 2 else { return .rejected(.short) }
         let code = frame[0]
         let length = Int(frame[1])

@@ -16,25 +16,28 @@ enum ControlInput: Sendable {
     case link(DeviceConnection.Event)
     /// A request from the socket thread.
     case request(DeviceRequests.Request)
-    /// Periodic while streaming: battery and idle checks.
+    /// A deadline of the streaming device came: a periodic query or the idle check.
     case tick
     /// Graceful shutdown.
     case shutdown
 }
 
-/// The Progressor's control sequence, run by one task (so its state needs no lock):
+/// Drives any device in the profile table through its `DeviceLifecycle`, run by one task (so its state needs no lock):
 ///
-/// - `.ready` (notifications on): `.connected` into the ring, write START (the ring gets the `.write` first, so the
-///   device clock restarts), then ask for the battery voltage once, and again every `batteryInterval` while streaming.
-/// - TARE from a client: write TARE if the link is up, else reply with the no-device error.
+/// - `.ready` (notifications on): `.connected` into the ring, then the profile's `whenReady` commands (for the
+///   Progressor START — the ring gets the `.write` first, so the device clock restarts — then the battery query);
+///   `periodic` commands every `batteryInterval` while streaming.
+/// - TARE from a client: write TARE if the link is up and the profile has it, else reply why not.
 /// - Idle: once `sessionGap` passes without an effort starting or ending (the consumer records the time in
-///   `EffortActivity`; an effort longer than the gap is not expected from a grip), write STOP and, with
-///   `sleepWhenIdle`, SLEEP. A new link (`.ready`) or a client's WATCH starts measuring again.
+///   `EffortActivity`; an effort longer than the gap is not expected from a grip), write `whenIdle` and, with
+///   `sleepWhenIdle`, the profile's sleep command. A new link (`.ready`) or a client's WATCH starts measuring again.
+///   A passive device (no commands) just streams.
 /// - Link loss: `.disconnected` into the ring (the segmenter closes an open effort as open).
 ///
-/// Every command is encoded by the profile (`TindeqProgressor.encode`); no byte is spelled here.
-struct ProgressorControl {
-    let profile: TindeqProgressor
+/// The task sleeps until its next deadline (idle check or periodic query), so a streaming device costs one wake-up
+/// per deadline, and a stopped or passive one none. Every command is encoded by the profile; no byte is spelled here.
+struct DeviceControl {
+    let profile: any DeviceProfile
     let configuration: RadioConfiguration
     let sessionGapMicros: Int64
     let radio: RadioRing
@@ -52,11 +55,11 @@ struct ProgressorControl {
     private var linkUp = false
     private var everConnected = false
     private var streamingSinceMicros: Int64 = 0
-    private var lastBatteryMicros: Int64 = 0
+    private var lastPeriodicMicros: Int64 = 0
     private var ticker: Task<Void, Never>?
 
     init(
-        profile: TindeqProgressor, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioRing,
+        profile: any DeviceProfile, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioRing,
         activity: EffortActivity, status: DaemonStatus, outbox: Mailbox<DaemonReply>, logger: Logger,
         ticks: AsyncStream<ControlInput>.Continuation
     ) {
@@ -101,6 +104,10 @@ struct ProgressorControl {
         case .request(.tare(let reply)):
             guard linkUp, connection != nil else {
                 reply(DeviceRequests.noDeviceForTare)
+                return true
+            }
+            guard profile.encode(.tare) != nil else {
+                reply("the \(profile.name) has no tare command; unload it and the next effort's baseline is taken as zero")
                 return true
             }
             let failure = await write(.tare)
@@ -161,42 +168,52 @@ struct ProgressorControl {
     }
 
     private mutating func startMeasurement() async {
-        guard await write(.startMeasurement) == nil else { return }
+        for command in profile.lifecycle.whenReady {
+            // A failed START leaves the device as it was; a failed query does not stop streaming.
+            if await write(command) != nil && command == .startMeasurement { return }
+        }
         let now = DeviceConnection.hostMicros()
         streamingSinceMicros = now
-        lastBatteryMicros = now
+        lastPeriodicMicros = now
         setState("streaming")
-        _ = await write(.battery)
-        startTicker()
+        scheduleTick()
     }
 
-    /// Battery every `batteryInterval`; STOP (and SLEEP) after `sessionGap` without effort activity.
+    /// Periodic queries every `batteryInterval`; the idle commands after `sessionGap` without effort activity.
     private mutating func checkStreaming() async {
         guard linkUp, state == "streaming" else { return }
         let now = DeviceConnection.hostMicros()
         let lastActivity = max(activity.lastEffortMicros, streamingSinceMicros)
-        if now - lastActivity >= sessionGapMicros {
+        let lifecycle = profile.lifecycle
+        if lifecycle.stopsWhenIdle && now - lastActivity >= sessionGapMicros {
             stopTicker()
-            guard await write(.stopMeasurement) == nil else { return }
+            for command in lifecycle.whenIdle {
+                guard await write(command) == nil else { return }
+            }
             setState("stopped")
             logger.info("Device idle; measurement stopped", metadata: [
                 "device.address": "\(address ?? "")", "idle.seconds": "\((now - lastActivity) / 1_000_000)",
                 "device.sleep": "\(configuration.sleepWhenIdle)"])
-            if configuration.sleepWhenIdle { _ = await write(.sleep) }
-        } else if now - lastBatteryMicros >= configuration.batteryInterval.micros {
-            lastBatteryMicros = now
-            _ = await write(.battery)
+            if configuration.sleepWhenIdle, let sleep = lifecycle.sleep { _ = await write(sleep) }
+            return
         }
+        if !lifecycle.periodic.isEmpty && now - lastPeriodicMicros >= configuration.batteryInterval.micros {
+            lastPeriodicMicros = now
+            for command in lifecycle.periodic { _ = await write(command) }
+        }
+        scheduleTick()
     }
 
     /// Writes a command to the control point (pushing it into the ring first).
     /// - Returns: nil on success, else what went wrong.
     private func write(_ command: DeviceCommand) async -> String? {
         guard let connection, linkUp else { return DeviceRequests.noDeviceForTare }
-        guard let bytes = profile.encode(command) else { return "the \(profile.name) has no \(command) command" }
+        guard let bytes = profile.encode(command), let control = profile.controlCharacteristicUUID else {
+            return "the \(profile.name) has no \(command) command"
+        }
         radio.pushWrite(bytes)
         do {
-            try await connection.write(bytes, to: profile.controlCharacteristicUUID)
+            try await connection.write(bytes, to: control)
             logger.debug("Device command written", metadata: ["device.command": "\(command)"])
             return nil
         } catch {
@@ -220,17 +237,24 @@ struct ProgressorControl {
         logger.debug("Device state", metadata: ["device.state": "\(new)", "device.address": "\(address ?? "")"])
     }
 
-    private mutating func startTicker() {
+    /// Sleeps until the next deadline — the idle check or the next periodic query, whichever is first — and then
+    /// feeds one `.tick`. Efforts move the idle deadline without waking this task: the tick finds it moved and
+    /// sleeps again.
+    private mutating func scheduleTick() {
         stopTicker()
-        // Often enough for a 5 min gap to be noticed within ~1 %, and for short test gaps; never busier than 20 Hz.
-        let interval = max(.milliseconds(50), min(.seconds(5), Duration.microseconds(sessionGapMicros) / 8,
-                                                   configuration.batteryInterval / 2))
+        let lifecycle = profile.lifecycle
+        var deadlines: [Int64] = []
+        if lifecycle.stopsWhenIdle {
+            deadlines.append(max(activity.lastEffortMicros, streamingSinceMicros) + sessionGapMicros)
+        }
+        if !lifecycle.periodic.isEmpty { deadlines.append(lastPeriodicMicros + configuration.batteryInterval.micros) }
+        guard let next = deadlines.min() else { return }
+        // At least 10 ms, so a deadline just missed does not spin.
+        let delay = Duration.microseconds(max(10_000, next - DeviceConnection.hostMicros()))
         let ticks = ticks
         ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                ticks.yield(.tick)
-            }
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            ticks.yield(.tick)
         }
     }
 
