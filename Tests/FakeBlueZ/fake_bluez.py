@@ -14,7 +14,8 @@ SOCK_SEQPACKET socketpair, WriteValue by Flags, and fault injection.
 Parameters (-p JSON, every key optional):
     notifications   file with one notification per line: `<delay_us> <hexbytes>` (hex may be empty; '#' comments).
                     Also read from the env FAKE_BLUEZ_NOTIFICATIONS. Streamed after a write of 0x65 on the
-                    Progressor control point, stopped by 0x66, by a link drop, or at end of file.
+                    Progressor control point, stopped by 0x66, by a link drop, or at end of file (other kinds of
+                    device: their own START byte, or subscribing; see KINDS and AddDevice).
     powered         adapter hci0 Powered (default true)
     progressor      false to leave the Progressor out (default true)
     known           true: the Progressor is exported at start-up (a device bluetoothd remembers), false (default):
@@ -29,7 +30,8 @@ Control methods are on `/`, interface org.freedesktop.DBus.Mock (see the functio
 What it cannot model (cover these on a Pi with a real device): ATT/MTU negotiation (MTU is a fixed property),
 pairing and agents, real radio timing and signal loss/bursts, advertisement-only data (ManufacturerData/ServiceData
 updates, DuplicateData), temporary-device expiry (TemporaryTimeout), the CCCD-write delay that makes AcquireNotify
-lose early notifications, ReadValue echoing as a Value signal, AcquireWrite, indications (confirmations),
+lose early notifications, ReadValue echoing as a Value signal, AcquireWrite, indication confirmations (an
+indicating characteristic delivers through StartNotify like a notifying one),
 auto-connect after a link loss without a client Connect (use Reconnect), the 5.83+ Device1.Disconnected signal, and
 a dbus-daemon restart (the private bus stays up for the whole test).
 '''
@@ -62,7 +64,34 @@ PROGRESSOR_SERVICE = '7e4e1701-1ea6-40c9-9dcc-13d34ffead57'
 PROGRESSOR_DATA = '7e4e1702-1ea6-40c9-9dcc-13d34ffead57'
 PROGRESSOR_CONTROL = '7e4e1703-1ea6-40c9-9dcc-13d34ffead57'
 CCC_UUID = '00002902-0000-1000-8000-00805f9b34fb'
-DECOY_SERVICE = '0000181d-0000-1000-8000-00805f9b34fb'  # Weight Scale
+DECOY_SERVICE = '0000180d-0000-1000-8000-00805f9b34fb'  # Heart Rate: no force device uses it
+
+
+def _sig(short):
+    return '0000%s-0000-1000-8000-00805f9b34fb' % short
+
+
+# The devices AddDevice knows: GATT services as (uuid, [(char uuid, flags)]), which characteristic streams, and how a
+# stream starts: a write of `start` on `control` (stopped by `stop`), or subscribing (`start` None: the device
+# streams once notifications or indications are on). Taken from docs/devices.md, not from griptrack's profiles.
+KINDS = {
+    'progressor': {
+        'services': [(PROGRESSOR_SERVICE, [(PROGRESSOR_DATA, ['notify']),
+                                           (PROGRESSOR_CONTROL, ['write', 'write-without-response'])])],
+        'data': PROGRESSOR_DATA, 'control': PROGRESSOR_CONTROL, 'start': b'\x65', 'stop': b'\x66'},
+    'forceboard': {
+        'services': [('9a88d67f-8df2-4afe-9e0d-c2bbbe773dd0', [('9a88d682-8df2-4afe-9e0d-c2bbbe773dd0', ['notify']),
+                                                               ('9a88d683-8df2-4afe-9e0d-c2bbbe773dd0', ['write'])]),
+                     ('467a8516-6e39-11eb-9439-0242ac130002', [('467a8517-6e39-11eb-9439-0242ac130002', ['write'])])],
+        'data': '9a88d682-8df2-4afe-9e0d-c2bbbe773dd0', 'control': '467a8517-6e39-11eb-9439-0242ac130002',
+        'start': b'\x04', 'stop': b'\x07'},
+    'entralpi': {
+        'services': [(_sig('fff0'), [(_sig('fff1'), ['notify']), (_sig('fff4'), ['write'])])],
+        'data': _sig('fff1'), 'control': None, 'start': None, 'stop': None},
+    'weightscale': {
+        'services': [(_sig('181d'), [(_sig('2a9d'), ['indicate']), (_sig('2a9e'), ['read'])])],
+        'data': _sig('2a9d'), 'control': None, 'start': None, 'stop': None},
+}
 
 
 def _err(name, message):
@@ -175,6 +204,7 @@ class Fake:
             'adapter': adapter, 'address': address.upper(), 'name': name, 'uuids': list(uuids), 'rssi': rssi,
             'exported': False, 'services': [], 'gatt_exported': False, 'connect_errors': [], 'connecting': False,
             'connected': False, 'resolved': False, 'stream': None, 'handle_shift': 0, 'connected_by': None,
+            'kind': None,
         }
         if known:
             self.export_device(path)
@@ -378,9 +408,13 @@ class Fake:
                 entries.append((int(parts[0]), bytes.fromhex(parts[1]) if len(parts) > 1 else b''))
         return entries
 
+    def data_uuid(self, device_path):
+        return KINDS[self.devices[device_path]['kind'] or 'progressor']['data']
+
     def start_stream(self, device_path):
         self.stop_stream(device_path)
-        data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == PROGRESSOR_DATA), None)
+        data_uuid = self.data_uuid(device_path)
+        data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == data_uuid), None)
         if data_path is None:
             return
         stream = {'entries': self.load_notifications(), 'index': 0, 'char': data_path, 'source': 0,
@@ -400,13 +434,20 @@ class Fake:
         if self.devices[device_path]['stream'] is not stream:
             return False
         # Re-resolve the data characteristic by UUID: its path changes when services come back with new handles.
-        data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == PROGRESSOR_DATA), None)
+        data_uuid = self.data_uuid(device_path)
+        data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == data_uuid), None)
         if self.emit_log is not None:
             self.emit_log.write('%d %d\n' % (time.monotonic_ns(), stream['index']))
         self.notify(data_path, stream['entries'][stream['index']][1])
         stream['index'] += 1
         self._schedule_next(device_path, stream)
         return False
+
+    def subscribed(self, char):
+        '''A device that takes no START streams as soon as its data characteristic is subscribed to.'''
+        kind = self.devices[char['device']]['kind']
+        if kind is not None and KINDS[kind]['start'] is None and char['uuid'] == KINDS[kind]['data']:
+            self.start_stream(char['device'])
 
     def stop_stream(self, device_path):
         stream = self.devices[device_path]['stream']
@@ -554,10 +595,11 @@ class CharMethods:
         if needed not in char['flags']:
             raise _err('NotPermitted', 'Write not permitted')
         char['writes'].append((bytes(value), kind))
-        if char['uuid'] == PROGRESSOR_CONTROL and len(value) >= 1:
-            if value[0] == 0x65:
+        device_kind = KINDS[FAKE.devices[char['device']]['kind'] or 'progressor']
+        if char['uuid'] == device_kind['control'] and len(value) >= 1:
+            if bytes(value[:1]) == device_kind['start']:
                 FAKE.start_stream(char['device'])
-            elif value[0] == 0x66:
+            elif bytes(value[:1]) == device_kind['stop']:
                 FAKE.stop_stream(char['device'])
 
     @dbus.service.method(CHAR_IFACE, in_signature='', out_signature='', sender_keyword='sender')
@@ -573,6 +615,7 @@ class CharMethods:
         char['sessions'].add(sender)
         if first and FAKE.devices[char['device']]['connected']:
             FAKE.set_props(self.path, CHAR_IFACE, {'Notifying': dbus.Boolean(True)})
+            FAKE.subscribed(char)
 
     @dbus.service.method(CHAR_IFACE, in_signature='', out_signature='', sender_keyword='sender')
     def StopNotify(self, sender=None):
@@ -611,6 +654,7 @@ class CharMethods:
             return False
         char['watch'] = GLib.io_add_watch(ours.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_HUP | GLib.IO_ERR, hangup)
         FAKE.set_props(self.path, CHAR_IFACE, {'NotifyAcquired': dbus.Boolean(True), 'Notifying': dbus.Boolean(True)})
+        FAKE.subscribed(char)
         return (fd, dbus.UInt16(char['mtu']))
 
 
@@ -632,6 +676,17 @@ def add_progressor(adapter, address, name, known):
     service = FAKE.add_service(path, PROGRESSOR_SERVICE, True, 0x000b)
     FAKE.add_char(service, PROGRESSOR_DATA, ['notify'], 247)
     FAKE.add_char(service, PROGRESSOR_CONTROL, ['write', 'write-without-response'], 247)
+    return path
+
+
+def add_kind(adapter, address, name, kind, known):
+    spec = KINDS[kind]
+    path = FAKE.add_device(adapter, address, name, [spec['services'][0][0]], -60, known)
+    FAKE.devices[path]['kind'] = kind
+    for index, (service_uuid, chars) in enumerate(spec['services']):
+        service = FAKE.add_service(path, service_uuid, True, 0x000b + 0x10 * index)
+        for char_uuid, flags in chars:
+            FAKE.add_char(service, char_uuid, flags, 247)
     return path
 
 
@@ -677,6 +732,15 @@ def AddPeripheral(self, adapter, address, name, uuids, rssi, known):
 def AddProgressor(self, adapter, address, name, known):
     '''Adds a Tindeq Progressor (service 7e4e1701, data 7e4e1702 notify, control 7e4e1703 write).'''
     return dbus.ObjectPath(add_progressor(str(adapter), str(address), str(name), bool(known)))
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='osssb', out_signature='o')
+def AddDevice(self, adapter, address, name, kind, known):
+    '''Adds a device of a kind in KINDS (progressor, forceboard, entralpi, weightscale) with its GATT layout; it
+    streams the notifications file after its START write, or once subscribed when it takes no commands.'''
+    if str(kind) not in KINDS:
+        raise dbus.exceptions.DBusException('unknown kind ' + str(kind), name='org.freedesktop.DBus.Mock.NameError')
+    return dbus.ObjectPath(add_kind(str(adapter), str(address), str(name), str(kind), bool(known)))
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='osb', out_signature='o')

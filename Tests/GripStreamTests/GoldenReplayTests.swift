@@ -41,7 +41,10 @@ struct GoldenReplayTests {
                 "captures/\(name).btsnoop differs from the simulator: run `griptrack simulate --all -o captures`")
     }
 
-    @Test("each simulated session gives the efforts a person would count, with float32-exact peaks", arguments: CaptureCatalog.all.map(\.name))
+    static let progressorSessions = CaptureCatalog.all.filter { $0.session.device == .progressor }.map(\.name)
+    static let hostStampedSessions = CaptureCatalog.all.filter { $0.session.device != .progressor }.map(\.name)
+
+    @Test("each simulated Progressor session gives the efforts a person would count, with float32-exact peaks", arguments: progressorSessions)
     func personCountedEffortsAndExactPeaks(name: String) throws {
         let entry = try #require(CaptureCatalog.all.first { $0.name == name })
         let path = CaptureFixtures.capturesDirectory.appendingPathComponent("\(name).btsnoop").path
@@ -65,6 +68,40 @@ struct GoldenReplayTests {
             #expect(sent.contains(effort.peakKg.bitPattern), "\(name): peak \(effort.peakKg) is not a value the device sent")
             // The shortest decimal that reads back as that float32, not a rounded one.
             #expect(json.contains("\"peak_kg\" : \(effort.peakKg.description),"), "\(name): peak not written exactly")
+        }
+    }
+
+    /// Devices without time stamps: what the simulated hand did (the session's force program) against what the
+    /// replay measured, through the device's own frame layout and the host-stamped clock.
+    @Test("each host-stamped device's session: its profile is chosen, efforts start when the pulls did and peak at their force", arguments: hostStampedSessions)
+    func hostStampedSessionMatchesTheHand(name: String) throws {
+        let entry = try #require(CaptureCatalog.all.first { $0.name == name })
+        let path = CaptureFixtures.capturesDirectory.appendingPathComponent("\(name).btsnoop").path
+        let report = try CaptureReplay.run(path: path)
+        #expect(report.device.profile == entry.session.device.profile.identifier)
+        #expect(report.frames.malformed.isEmpty)
+        let pulls = entry.session.steps.compactMap { step -> ForceProgram? in
+            if case .stream(_, let program) = step { return program }
+            return nil
+        }.flatMap(\.pulls)
+        let efforts = report.recordings.flatMap(\.efforts)
+        try #require(efforts.count == pulls.count, "\(name): \(entry.summary)")
+        for (effort, pull) in zip(efforts, pulls) {
+            // Peak: the pull's force above a baseline under 0.5 kg, plus hand tremor and one step of rounding.
+            #expect(abs(Double(effort.peakKg) - pull.peak) < 1.5, "\(name): peak \(effort.peakKg) kg for a \(pull.peak) kg pull")
+            // Duration: rise + hold + fall, less what lies under the effort threshold, within two sample periods.
+            let pullSeconds = pull.rise + pull.hold + pull.fall
+            let measured = effort.endS - effort.startS
+            #expect(measured <= pullSeconds + 0.1 && measured >= pullSeconds - 1.0,
+                    "\(name): effort lasted \(measured) s for a \(pullSeconds) s pull")
+        }
+        // Spacing between efforts is the spacing between pulls: the host clock neither stretched nor squeezed time.
+        // An effort starts where its rise crosses the threshold, earlier in a stronger pull's rise, so two starts
+        // may differ by half a rise plus one sample of the slowest device (0.2 s) beyond the pulls' spacing.
+        for index in efforts.indices.dropFirst() {
+            let measured = efforts[index].startS - efforts[index - 1].startS
+            let planned = pulls[index].start - pulls[index - 1].start
+            #expect(abs(measured - planned) < pulls[index].rise / 2 + 0.2, "\(name): efforts \(index) and \(index + 1) are \(measured) s apart, pulls \(planned) s")
         }
     }
 }

@@ -91,17 +91,22 @@ public enum Tshark {
     /// Runs `tshark -r FILE -Y 'btatt.opcode==0x1b || btatt.opcode==0x1d || btatt.opcode==0x23' -T fields
     /// -e frame.number -e frame.time_relative -e btatt.opcode -e btatt.handle -e btatt.value`.
     /// - Throws: `Failure` when tshark fails or prints something unexpected.
+    /// A field tshark prints in decimal or `0x` hex.
+    private static func integer(_ text: String) -> Int? {
+        text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
+    }
+
     public static func notifications(in path: String, tshark: String) throws -> Report {
         let text = try run(tshark, arguments: [
             "-r", path, "-Y", "btatt.opcode==0x1b || btatt.opcode==0x1d || btatt.opcode==0x23",
             "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
             "-e", "frame.number", "-e", "frame.time_relative", "-e", "btatt.opcode", "-e", "btatt.handle",
-            "-e", "btatt.value",
+            "-e", "btatt.value", "-e", "btatt.weight_measurement.flags", "-e", "btatt.weight_measurement.weight.kg",
         ])
         var report = Report(notifications: [], undecodedMultipleNotificationFrames: [])
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard columns.count == 5, let frame = Int(columns[0]), let micros = microseconds(columns[1]) else {
+            guard columns.count == 7, let frame = Int(columns[0]), let micros = microseconds(columns[1]) else {
                 throw Failure(description: "unexpected tshark line: \(line)")
             }
             let handles = columns[3].isEmpty ? [] : columns[3].split(separator: ",").map(String.init)
@@ -111,6 +116,14 @@ public enum Tshark {
                     throw Failure(description: "tshark printed no handle for a notification: \(line)")
                 }
                 report.undecodedMultipleNotificationFrames.insert(frame)
+                continue
+            }
+            // tshark dissects a SIG Weight Measurement (0x2A9D) into its fields instead of btatt.value: the value is
+            // rebuilt from its flags and SI weight (the captures hold no other), an independent reading of that format too.
+            if handles.count == 1, columns[4].isEmpty, let flags = integer(columns[5]), let weight = integer(columns[6]),
+               let handle = UInt16(handles[0].dropFirst(2), radix: 16) {
+                let value = [UInt8(flags), UInt8(weight & 0xFF), UInt8(weight >> 8)]
+                report.notifications.append(Notification(frame: frame, relativeMicros: micros, handle: handle, value: value))
                 continue
             }
             for (index, handleText) in handles.enumerated() {

@@ -16,7 +16,7 @@ struct DeviceProfilesMatchingTests {
 
     @Test("other devices, and nameless ones without a known service, match nothing")
     func noMatch() {
-        #expect(DeviceProfiles.matching(name: "Decoy Scale", serviceUUIDs: ["0000181d-0000-1000-8000-00805f9b34fb"]) == nil)
+        #expect(DeviceProfiles.matching(name: "Decoy Scale", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]) == nil)
         #expect(DeviceProfiles.matching(name: nil, serviceUUIDs: []) == nil)
         #expect(DeviceProfiles.matching(name: "progressor", serviceUUIDs: []) == nil)
     }

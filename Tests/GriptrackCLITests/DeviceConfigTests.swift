@@ -67,7 +67,7 @@ struct DeviceConfigTests {
             message: "g.toml:2: device.name_prefix: expected the start of the device's advertised name, e.g. \"Progressor\", got \"\""),
         BadCase(
             text: "[device]\nadress = \"F0:0D:CA:FE:12:34\"\n",
-            message: "g.toml:2: device.adress: unknown key; [device] knows address, name_prefix, adapter, notify, sleep_when_idle"),
+            message: "g.toml:2: device.adress: unknown key; [device] knows address, profile, name_prefix, adapter, notify, sleep_when_idle"),
         BadCase(
             text: "[recording]\nsession_gap_seconds = 0\n",
             message: "g.toml:2: recording.session_gap_seconds: expected a number of seconds from 1 to 604800 (a week), e.g. 300, got the integer 0"),

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+import GripBlueZ
+@testable import GripDaemon
+import GripStore
+import GripTestSupport
+
+/// Every device in the profile table, streamed by the fake BlueZ and driven by griptrackd's generic device control:
+/// discovered by its own GATT layout, started its own way (a START write, or just subscribing), timed on arrival
+/// when it sends no time, and stored as a recording with the efforts the force shows.
+@Suite(
+    "griptrackd drives every device profile against the fake BlueZ", .serialized, .timeLimit(.minutes(2)),
+    .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
+struct DeviceProfileEndToEndTests {
+    /// A device of the table with the frames it sends for a force (kg), written from docs/devices.md.
+    struct Device: CustomTestStringConvertible, Sendable {
+        var kind: String
+        var name: String
+        var rateHz: Double
+        var samplesPerFrame: Int
+        var frame: @Sendable ([Double]) -> [UInt8]
+        /// What the device's encoding makes of a force (its resolution), as the daemon should report it.
+        var quantized: @Sendable (Double) -> Float
+        var testDescription: String { kind }
+    }
+
+    static let devices: [Device] = [
+        Device(kind: "forceboard", name: "Force Board 0412", rateHz: 80, samplesPerFrame: 3, frame: { forces in
+            let count = UInt16(forces.count)
+            return [UInt8(count >> 8), UInt8(count & 0xFF)] + forces.flatMap { kg -> [UInt8] in
+                let pounds = Int((kg / 0.453_592).rounded())
+                return [UInt8(pounds / 32_768), UInt8(pounds % 32_768 / 256), UInt8(pounds % 256)]
+            }
+        }, quantized: { Float((($0 / 0.453_592).rounded())) * 0.453_592 }),
+        Device(kind: "entralpi", name: "ENTRALPI", rateHz: 10, samplesPerFrame: 1, frame: { forces in
+            let hundredths = UInt16((forces[0] * 100).rounded())
+            return [UInt8(hundredths >> 8), UInt8(hundredths & 0xFF)]
+        }, quantized: { Float(($0 * 100).rounded()) / 100 }),
+        Device(kind: "weightscale", name: "Scale", rateHz: 5, samplesPerFrame: 1, frame: { forces in
+            let steps = UInt16((forces[0] / 0.005).rounded())
+            return [0x00, UInt8(steps & 0xFF), UInt8(steps >> 8)]
+        }, quantized: { Float(($0 / 0.005).rounded()) * 0.005 }),
+    ]
+
+    /// Rest, pull, rest, pull, rest — held levels, at the device's rate and frame size.
+    static func notifications(for device: Device, levels: [(seconds: Double, kg: Double)]) -> [(delayMicros: Int, bytes: [UInt8])] {
+        var frames: [(delayMicros: Int, bytes: [UInt8])] = []
+        var pending: [Double] = []
+        let period = 1_000_000 / device.rateHz
+        for (seconds, kg) in levels {
+            for _ in 0..<Int(seconds * device.rateHz) {
+                pending.append(kg)
+                if pending.count == device.samplesPerFrame {
+                    frames.append((Int(period * Double(device.samplesPerFrame)), device.frame(pending)))
+                    pending.removeAll()
+                }
+            }
+        }
+        return frames
+    }
+
+    @Test("the device is found, started its own way, its efforts are measured and the recording is stored", arguments: devices)
+    func streamsAndStores(_ device: Device) async throws {
+        // The last rest outlasts the 3 s session gap, so the samples themselves end the recording and it is stored.
+        let levels: [(seconds: Double, kg: Double)] = [(1.0, 0.3), (2.0, 20.0), (1.5, 0.3), (2.0, 25.0), (5.0, 0.3)]
+        let fake = try FakeBlueZ(
+            parameters: ["progressor": false, "resolveDelayMs": 5],
+            notifications: Self.notifications(for: device, levels: levels))
+        defer { fake.stop() }
+        let harness = try await DaemonHarness.radio(fake: fake, profile: device.kind, sessionGap: .seconds(3))
+            .started()
+        let client = try await harness.watch()
+        try await fake.mock(
+            "AddDevice", .objectPath(RadioEndToEndTests.adapterPath), .string("D0:0D:12:34:56:78"), .string(device.name),
+            .string(device.kind), .boolean(false))
+
+        let saved = try await client.read(until: "RECORDER", event: "saved")
+        let savedLine = try #require(saved.match, "no recording was saved")
+        let peaks = saved.seen.filter { $0["class"] as? String == "EFFORT" && $0["event"] as? String == "end" }
+            .compactMap { $0["peak_kg"] as? Double }.map { Float($0) }
+        #expect(peaks == [device.quantized(20), device.quantized(25)])
+        let status = try await harness.status()
+        let deviceStatus = status["device"] as? [String: Any]
+        #expect(deviceStatus?["name"] as? String == device.name)
+        try await harness.stop()
+
+        let rows = try RecordingStore(path: harness.databasePath).listRecordings(limit: nil).visible
+        let row = try #require(rows.first)
+        #expect(rows.count == 1)
+        #expect(row.id.rawValue == savedLine["id"] as? Int64 ?? Int64(savedLine["id"] as? Int ?? -1))
+        #expect(row.effortCount == 2)
+        #expect(row.maxKilograms.map { Float($0) } == device.quantized(25))
+        let efforts = try RecordingStore(path: harness.databasePath).efforts(of: row.id)
+        // Host-stamped timing keeps the device's pace: each 2 s pull lasts 2 s (within a sample or two), 3.5 s apart.
+        let durations = efforts.map { Double($0.durationMicros) / 1e6 }
+        #expect(durations.allSatisfy { abs($0 - 2.0) <= 2.5 / device.rateHz + 0.1 }, "durations \(durations)")
+        let spacing = efforts.count == 2 ? Double(efforts[1].startMicros - efforts[0].startMicros) / 1e6 : 0
+        #expect(abs(spacing - 3.5) <= 2.5 / device.rateHz + 0.1, "spacing \(spacing) s")
+    }
+
+    @Test("the Force Board gets Device Mode 0x04 to stream and 0x07 when idle; TARE writes 0x05")
+    func forceBoardCommands() async throws {
+        let device = Self.devices[0]
+        let fake = try FakeBlueZ(
+            parameters: ["progressor": false, "resolveDelayMs": 5],
+            notifications: Self.notifications(for: device, levels: [(1.0, 0.3)]))
+        defer { fake.stop() }
+        let harness = try await DaemonHarness.radio(fake: fake, profile: "forceboard", sessionGap: .milliseconds(800)).started()
+        let client = try await harness.watch()
+        let devicePath = try await fake.mock(
+            "AddDevice", .objectPath(RadioEndToEndTests.adapterPath), .string("D0:0D:12:34:56:79"), .string(device.name),
+            .string("forceboard"), .boolean(false)).first?.objectPathValue
+        let path = try #require(devicePath)
+        #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
+        let tare = try await harness.greetedClient()
+        tare.send("{\"class\":\"TARE\"}\n")
+        #expect(try await tare.readMessage()?["ok"] as? Bool == true)
+        #expect(try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "stopped" }).match != nil)
+        let mode = ObjectPath(rawValue: path.rawValue + "/service001b/char001c")
+        let writes = try await fake.writes(on: mode).map(\.bytes)
+        #expect(writes == [[0x04], [0x05], [0x07]])
+        try await harness.stop()
+    }
+}
