@@ -19,7 +19,7 @@ struct DevicesCommandTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
             ADDRESS            RSSI      NAME             SUPPORTED
-            F0:0D:CA:FE:12:34  -55 dBm   Progressor_1234  Tindeq Progressor
+            F0:0D:CA:FE:12:34  -55 dBm   Progressor_1234  Tindeq Progressor (progressor, notify)
             C0:FF:EE:00:00:01  -70 dBm   Decoy Scale      no
 
             """)
@@ -51,7 +51,28 @@ struct DevicesCommandTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
             ADDRESS            RSSI      NAME             SUPPORTED
-            F0:0D:CA:FE:12:34  —         Progressor_1234  Tindeq Progressor
+            F0:0D:CA:FE:12:34  —         Progressor_1234  Tindeq Progressor (progressor, notify)
+            RSSI is only known while scanning: add --scan 5.
+
+            """)
+    }
+
+    @Test("each device of the table is named with its profile and transport, and the config line to use it is shown")
+    func otherDevices() async throws {
+        let fake = try FakeBlueZ(parameters: ["known": true, "decoy": false, "progressor": false])
+        defer { fake.stop() }
+        for (address, name, kind) in [("D0:0D:00:00:00:01", "Force Board 12", "forceboard"), ("D0:0D:00:00:00:02", "ENTRALPI", "entralpi"),
+                                      ("D0:0D:00:00:00:03", "BodyScale", "weightscale")] {
+            try await fake.mock("AddDevice", .objectPath("/org/bluez/hci0"), .string(address), .string(name), .string(kind), .boolean(true))
+        }
+        let result = try Self.run([], bus: fake.address)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == """
+            ADDRESS            RSSI      NAME            SUPPORTED
+            D0:0D:00:00:00:01  —         Force Board 12  PitchSix Force Board (forceboard, notify)
+            D0:0D:00:00:00:02  —         ENTRALPI        Entralpi (entralpi, notify)
+            D0:0D:00:00:00:03  —         BodyScale       Bluetooth SIG Weight Scale (weightscale, indicate)
+            griptrackd drives a Progressor unless told otherwise: to use another device, put its profile under [device] in /etc/griptrack/griptrack.toml, e.g. profile = "entralpi".
             RSSI is only known while scanning: add --scan 5.
 
             """)

@@ -11,7 +11,9 @@ extension Griptrack {
             abstract: "List the Bluetooth devices BlueZ knows, marking the supported ones.",
             discussion: """
                 Lists every device bluetoothd exports: address, name, signal strength (RSSI, only known while \
-                scanning) and whether griptrack supports it (by advertised service or name). --scan SECONDS \
+                scanning) and whether griptrack supports it (by name, else advertised service): the device's \
+                profile, the identifier to put in [device] profile, and how it sends data (notify, indicate). \
+                --scan SECONDS \
                 scans first, which also finds devices bluetoothd has not seen yet. Exits 4 when bluetoothd is not \
                 running or the adapter is missing or off.
                 """
@@ -67,7 +69,13 @@ extension Griptrack {
             for device in sorted {
                 let rssi = device.rssi.map { "\($0) dBm" } ?? "—"
                 text += device.address.rightPadded(19) + rssi.rightPadded(10) + (device.name ?? "—").rightPadded(nameWidth)
-                    + "  " + (device.profileName ?? "no") + (device.connected ? " (connected)" : "") + "\n"
+                    + "  " + (device.profileName.map { "\($0) (\(device.profile ?? ""), \(device.transport ?? ""))" } ?? "no")
+                    + (device.connected ? " connected" : "") + "\n"
+            }
+            let others = Set(sorted.compactMap(\.profile)).subtracting(["progressor"]).sorted()
+            if let first = others.first {
+                text += "griptrackd drives a Progressor unless told otherwise: to use another device, put its profile "
+                    + "under [device] in /etc/griptrack/griptrack.toml, e.g. profile = \"\(first)\".\n"
             }
             if !scanned && sorted.allSatisfy({ $0.rssi == nil }) {
                 text += "RSSI is only known while scanning: add --scan 5.\n"
@@ -86,6 +94,8 @@ struct ListedDevice: Encodable, Equatable {
     /// The profile identifier (`progressor`) and name, when supported.
     var profile: String?
     var profileName: String?
+    /// How the profile's device sends data: `notify`, `indicate` or `advertisement`.
+    var transport: String?
     var connected: Bool
     var serviceUuids: [String]
 
@@ -97,6 +107,7 @@ struct ListedDevice: Encodable, Equatable {
         supported = profile != nil
         self.profile = profile?.identifier
         profileName = profile?.name
+        transport = profile?.transport.rawValue
         connected = device.connected
         serviceUuids = device.serviceUUIDs
     }
