@@ -94,6 +94,7 @@ public final class Daemon: Sendable {
         } else {
             source = IdleSource(ring: ring)
         }
+        status.update { [identifier = profile.identifier] in $0.profile = identifier }
         // The watchdog confirms liveness only while none of these threads is stuck in one wake-up.
         let liveness = ThreadLiveness()
         let pipeline = Self.makePipeline(

@@ -12,6 +12,7 @@ final class DaemonStatus: Sendable {
         /// Replay: "connected", "disconnected", "ended" (replay finished) or "idle" (no device yet). BlueZ:
         /// "searching", "connecting", "connected", "streaming", "stopped" or "disconnected" (PROTOCOL-1.1).
         var deviceState = "idle"
+        /// The identifier of the device profile the pipeline decodes (`DeviceProfiles`).
         var profile = "progressor"
         /// BlueZ: the device's address and advertised name, once found; its battery once it answered.
         var deviceAddress: String?

@@ -198,6 +198,8 @@ struct ServerLoop {
     var lastSamplesFlush = ContinuousClock.now - SocketServer.samplesInterval
     var stopping = false
     var nextClientID = 1
+    /// The poll set, rebuilt in place on every wake-up (its storage is kept, so a wake-up allocates nothing).
+    var pollSet: [pollfd] = []
     let decoder = JSONDecoder()
     /// The store's query thread (protocol 1.2); nil serves no store requests.
     var reader: StoreReader? { server.reader }
@@ -213,39 +215,39 @@ struct ServerLoop {
     mutating func run() {
         server.serving.store(true, ordering: .releasing)
         while !stopping {
-            var descriptors = [
-                pollfd(fd: listenDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: server.fanOut.wake.readDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: server.recorder?.replies.wake.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
-            ]
+            pollSet.removeAll(keepingCapacity: true)
+            pollSet.append(pollfd(fd: listenDescriptor, events: Int16(POLLIN), revents: 0))
+            pollSet.append(pollfd(fd: server.fanOut.wake.readDescriptor, events: Int16(POLLIN), revents: 0))
+            pollSet.append(pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0))
+            pollSet.append(pollfd(fd: server.recorder?.replies.wake.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
             for client in clients {
                 var events = client.closeAfterFlush ? 0 : Int16(POLLIN)
                 if client.pendingBytes > 0 { events |= Int16(POLLOUT) }
-                descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
+                pollSet.append(pollfd(fd: client.descriptor, events: events, revents: 0))
             }
             server.liveness?.idle(.socket)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds())
+            let timeout = timeoutMilliseconds()
+            let ready = poll(&pollSet, nfds_t(pollSet.count), timeout)
             server.liveness?.busy(.socket)
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("poll failed", metadata: ["error.errno": "\(errno)"])
                 break
             }
-            if descriptors[2].revents != 0 { stopping = true }
-            if descriptors[1].revents != 0 {
+            if pollSet[2].revents != 0 { stopping = true }
+            if pollSet[1].revents != 0 {
                 drainFanOut()
             }
             flushSamplesIfDue()
-            if descriptors[3].revents != 0 { deliverReplies() }
+            if pollSet[3].revents != 0 { deliverReplies() }
             // Clients first (their descriptors match `clients` by index), then new connections.
             let snapshot = clients
             for (index, client) in snapshot.enumerated() {
-                let revents = descriptors[Self.clientDescriptorBase + index].revents
+                let revents = pollSet[Self.clientDescriptorBase + index].revents
                 if revents == 0 || !clients.contains(where: { $0 === client }) { continue }
                 service(client, revents: revents)
             }
-            if descriptors[0].revents != 0 { acceptAll() }
+            if pollSet[0].revents != 0 { acceptAll() }
         }
         // Shutdown: the pipeline and the recorder have ended before us; pass on their last outputs and replies,
         // flush once, close everything.

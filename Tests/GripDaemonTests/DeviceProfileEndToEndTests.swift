@@ -83,6 +83,7 @@ struct DeviceProfileEndToEndTests {
         let status = try await harness.status()
         let deviceStatus = status["device"] as? [String: Any]
         #expect(deviceStatus?["name"] as? String == device.name)
+        #expect(deviceStatus?["profile"] as? String == device.kind)
         try await harness.stop()
 
         let rows = try RecordingStore(path: harness.databasePath).listRecordings(limit: nil).visible

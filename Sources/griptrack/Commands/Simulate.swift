@@ -7,7 +7,7 @@ extension Griptrack {
     struct Simulate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "simulate",
-            abstract: "Write simulated Progressor sessions as btsnoop captures (the replay test fixtures).",
+            abstract: "Write simulated device sessions as btsnoop captures (the replay test fixtures).",
             discussion: """
                 Each catalogued session is rendered deterministically, byte for byte, as btmon or an Android \
                 HCI log would have recorded it. `griptrack simulate --all -o captures` rewrites the fixtures; \
