@@ -347,5 +347,15 @@ public enum CaptureCatalog {
                 ])),
                 .disconnect(reason: 0x13),
             ])),
+        Entry(
+            name: "whc06-hangs",
+            summary: "Weiheng WH-C06 hanging scale, advertisements only (2 a second): three 8-second hangs of 15–18 kg",
+            expectedEfforts: 3,
+            session: ProgressorSession(device: .whc06, seed: 44, steps: [
+                .stream(seconds: 60, ForceProgram(baseline: 0.1, tremor: 0.4, pulls: [
+                    Pull(start: 6, rise: 1.0, hold: 8, fall: 1.0, peak: 15), Pull(start: 24, rise: 1.0, hold: 8, fall: 1.0, peak: 18),
+                    Pull(start: 42, rise: 1.0, hold: 8, fall: 1.0, peak: 16),
+                ])),
+            ])),
     ]
 }

@@ -117,7 +117,8 @@ struct SessionRenderer {
     // MARK: Streaming
 
     private mutating func stream(seconds: Double, program: ForceProgram) {
-        precondition(measuring, "simulated session streams without a START command")
+        precondition(measuring || session.device.profile.transport == .advertisement,
+                     "simulated session streams without a START command")
         guard session.device == .progressor else { return streamHostStamped(seconds: seconds, program: program) }
         var elapsed = 0.0
         var frame: [UInt8] = []
@@ -210,6 +211,12 @@ struct SessionRenderer {
     /// the host's confirmation.
     private mutating func notify(_ value: [UInt8], advancing: Bool = true) {
         if advancing { advance(by: 1_000) }
+        if session.device.profile.transport == .advertisement {
+            writer.appendLEAdvertisingReport(
+                address: SimulatedPeer.address, data: session.device.advertisingData(manufacturerData: value), rssi: -62,
+                hostMicros: hostMicros)
+            return
+        }
         let indicates = session.device.profile.transport == .indicate
         let pdu = indicates
             ? ATTPDU.indication(handle: SimulatedDevice.dataValue, value: value)

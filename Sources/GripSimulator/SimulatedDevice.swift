@@ -5,7 +5,7 @@ import GripWire
 /// The frame layouts here are written from the devices' published descriptions (`docs/devices.md`), not from the
 /// decoders, so a replay test compares two readings of the same description.
 public enum SimulatedDevice: String, Sendable, CaseIterable {
-    case progressor, forceBoard, entralpi, weightScale
+    case progressor, forceBoard, entralpi, weightScale, whc06
 
     /// The profile a replay should choose for this device.
     public var profile: any DeviceProfile {
@@ -14,6 +14,7 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
         case .forceBoard: PitchSixForceBoard()
         case .entralpi: Entralpi()
         case .weightScale: WeightScale()
+        case .whc06: WeihengWHC06()
         }
     }
 
@@ -24,6 +25,7 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
         case .forceBoard: 80
         case .entralpi: 10
         case .weightScale: 5
+        case .whc06: 2
         }
     }
 
@@ -31,7 +33,7 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
     var samplesPerFrame: Int {
         switch self {
         case .forceBoard: 3
-        case .progressor, .entralpi, .weightScale: 1
+        case .progressor, .entralpi, .weightScale, .whc06: 1
         }
     }
 
@@ -55,7 +57,25 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
             // Flags 0 (SI, no optional fields), weight in 0.005 kg, little-endian.
             let steps = UInt16(min(max(kilograms[0], 0) / 0.005, 65_534).rounded())
             return [0x00, UInt8(steps & 0xFF), UInt8(steps >> 8)]
+        case .whc06:
+            // Manufacturer data after the company id: bytes 10–11 the weight, signed BE hundredths of a kg; byte 14
+            // unit 1 (kg) in the low nibble and "stable" in the high one; 17 bytes as the scale sends.
+            let hundredths = Int16(clamping: Int((kilograms[0] * 100).rounded()))
+            var bytes = [UInt8](repeating: 0, count: 17)
+            bytes[0...5] = [0xAC, 0x1E, 0x4B, 0x07, 0xC0, 0x6A]
+            bytes[10] = UInt8(truncatingIfNeeded: hundredths >> 8)
+            bytes[11] = UInt8(truncatingIfNeeded: hundredths)
+            bytes[14] = 0x11
+            return bytes
         }
+    }
+
+    /// The advertising data an advertising device sends around its manufacturer data: flags, its name, and the
+    /// data under company id 0x0100.
+    func advertisingData(manufacturerData: [UInt8]) -> [UInt8] {
+        let name = Array("IF_B7".utf8)
+        return [0x02, 0x01, 0x06] + [UInt8(name.count + 1), 0x09] + name
+            + [UInt8(manufacturerData.count + 3), 0xFF, 0x00, 0x01] + manufacturerData
     }
 
     // MARK: GATT layout

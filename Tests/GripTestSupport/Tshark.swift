@@ -33,6 +33,41 @@ public enum Tshark {
         }
     }
 
+    /// One manufacturer-specific AD structure of an advertising report, as tshark prints it.
+    public struct Advertisement: Equatable, Sendable {
+        public var frame: Int
+        /// `bthci_evt.bd_addr`, as printed (`f4:d3:…`), in bytes.
+        public var address: [UInt8]
+        /// `btcommon.eir_ad.entry.company_id`.
+        public var manufacturerID: UInt16
+        /// `btcommon.eir_ad.entry.data`: the bytes after the company id.
+        public var data: [UInt8]
+
+        public init(frame: Int, address: [UInt8], manufacturerID: UInt16, data: [UInt8]) {
+            self.frame = frame
+            self.address = address
+            self.manufacturerID = manufacturerID
+            self.data = data
+        }
+    }
+
+    /// Every advertising report's manufacturer data in the capture (one row per report with one such structure).
+    public static func advertisements(in path: String, tshark: String) throws -> [Advertisement] {
+        let text = try run(tshark, arguments: [
+            "-r", path, "-Y", "btcommon.eir_ad.entry.company_id", "-T", "fields",
+            "-e", "frame.number", "-e", "bthci_evt.bd_addr", "-e", "btcommon.eir_ad.entry.company_id",
+            "-e", "btcommon.eir_ad.entry.data",
+        ])
+        return try text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard columns.count == 4, let frame = Int(columns[0]),
+                  let address = hexBytes(columns[1].replacingOccurrences(of: ":", with: "")),
+                  let company = UInt16(columns[2].dropFirst(2), radix: 16), let data = hexBytes(columns[3])
+            else { throw Failure(description: "unexpected tshark advertisement line: \(line)") }
+            return Advertisement(frame: frame, address: address, manufacturerID: company, data: data)
+        }
+    }
+
     /// What tshark saw in one capture.
     public struct Report: Sendable {
         /// Decoded notifications and indications (and 0x23 entries if this tshark decodes them), in frame order.

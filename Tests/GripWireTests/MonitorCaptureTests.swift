@@ -46,6 +46,8 @@ struct MonitorCaptureTests {
             case .connected(let link, _, _), .disconnected(let link, _, _), .mtuExchanged(let link, _, _),
                  .notification(let link, _, _, _), .write(let link, _, _, _):
                 link.connection == Fixtures.strangerHandle
+            case .advertisement(_, let address, _, _, _):
+                address == Fixtures.stranger
             }
         })
     }

@@ -69,7 +69,13 @@ struct TsharkCrossCheckTests {
             return Tshark.Notification(frame: item.record, relativeMicros: micros - first, handle: handle, value: value)
         }
         #expect(ours == report.notifications, "\(path)")
-        #expect(!ours.isEmpty, "\(path) has no notification to compare")
-        return ours.count
+        // An advertising device's capture holds advertising reports instead: their manufacturer data must agree too.
+        let adverts: [Tshark.Advertisement] = parsed.events.compactMap { item in
+            guard case .advertisement(_, let address, let company, let data, _) = item.event else { return nil }
+            return Tshark.Advertisement(frame: item.record, address: address, manufacturerID: company, data: data)
+        }
+        #expect(adverts == (try Tshark.advertisements(in: path, tshark: tshark)), "\(path)")
+        #expect(!ours.isEmpty || !adverts.isEmpty, "\(path) has no notification or advertisement to compare")
+        return ours.count + adverts.count
     }
 }

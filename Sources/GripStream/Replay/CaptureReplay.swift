@@ -254,7 +254,8 @@ package struct RingInput {
     package var hostMicros: Int64
     package var value: [UInt8]
 
-    /// Nil for events the pipeline has no use for (MTU exchange).
+    /// Nil for events the pipeline has no use for (MTU exchange, adverts of no advertising device in the table).
+    /// An advertising device's manufacturer data becomes a notification on ``AdvertisementChannel/handle``.
     package init?(_ event: CaptureEvent) {
         switch event {
         case .connected(_, _, let micros):
@@ -267,11 +268,14 @@ package struct RingInput {
             self = .init(kind: .notification, handle: handle, hostMicros: micros, value: value)
         case .write(_, let handle, let value, let micros):
             self = .init(kind: .write, handle: handle, hostMicros: micros, value: value)
+        case .advertisement(_, _, let company, let data, let micros):
+            guard DeviceProfiles.advertisingManufacturers.contains(company) else { return nil }
+            self = .init(kind: .notification, handle: AdvertisementChannel.handle, hostMicros: micros, value: data)
         }
     }
 
     /// Calls `body` with the ring fields of a borrowed event, without copying its value; does nothing for events
-    /// the pipeline has no use for (MTU exchange), as ``init(_:)`` returns nil for them.
+    /// the pipeline has no use for, as ``init(_:)`` returns nil for them.
     ///
     /// - Important: the buffer given to `body` is valid only during the call.
     package static func withFields(
@@ -290,6 +294,9 @@ package struct RingInput {
             unsafe body(.notification, handle, micros, value)
         case .write(_, let handle, let value, let micros):
             unsafe body(.write, handle, micros, value)
+        case .advertisement(_, _, let company, let data, let micros):
+            guard DeviceProfiles.advertisingManufacturers.contains(company) else { return }
+            unsafe body(.notification, AdvertisementChannel.handle, micros, data)
         }
     }
 

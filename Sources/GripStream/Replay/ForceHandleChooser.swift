@@ -8,6 +8,8 @@ public enum ForceHandleSource: String, Sendable {
     case discovery
     /// No discovery in the capture: the notifying handle whose frames decode as the profile's.
     case content
+    /// An advertising device: its manufacturer data in the capture's advertising reports.
+    case advertisement
 }
 
 /// The profile and handles a replay will use.
@@ -50,8 +52,8 @@ package struct ForceHandleChooser: Sendable {
 
     /// Counts one capture event (only notifications matter).
     package mutating func observe(_ event: CaptureEvent) {
-        guard case .notification(_, let handle, let value, _) = event else { return }
-        observeNotification(handle: handle, value: value)
+        guard let input = RingInput(event), input.kind == .notification else { return }
+        observeNotification(handle: input.handle, value: input.value)
     }
 
     /// Counts one notification, given as its handle and value bytes (of a borrowed or an owned event).
@@ -98,7 +100,8 @@ package struct ForceHandleChooser: Sendable {
             bestProfile(forHandle: handle, minimumMatching: minimumMatching).map { (handle, entry.total, $0) }
         }
         guard let best = candidates.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 > $1.0) }) else { return nil }
-        return .init(profile: best.2, handle: best.0, gatt: gatt, source: .content)
+        let source: ForceHandleSource = best.2.transport == .advertisement ? .advertisement : .content
+        return .init(profile: best.2, handle: best.0, gatt: gatt, source: source)
     }
 
     /// The profile most of whose frames the handle's notifications look like (at least half of them, and at least

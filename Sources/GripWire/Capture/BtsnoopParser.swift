@@ -324,6 +324,10 @@ public struct BtsnoopParser: Sendable {
                 malformedPackets += 1
                 return
             }
+            if subevent == 0x02 || subevent == 0x0D {
+                advertisingReports(parameters, extended: subevent == 0x0D, adapter: adapter, micros: micros, emit: emit)
+                return
+            }
             // LE Connection Complete (0x01), Enhanced Connection Complete v1 (0x0A) and v2 (0x29) share the prefix
             // status u8, handle u16, role u8, peer address type u8, peer address[6].
             guard subevent == 0x01 || subevent == 0x0A || subevent == 0x29 else { return }
@@ -339,6 +343,48 @@ public struct BtsnoopParser: Sendable {
             emit(.connected(link: link, peer: Array(address.reversed()), hostMicros: micros))
         default:
             break
+        }
+    }
+
+    /// LE Advertising Report (legacy: per report type, address type, address[6], data length, data, RSSI) or
+    /// Extended Advertising Report (type u16, address type, address[6], 10 more bytes, data length, data): one
+    /// `.advertisement` per manufacturer-specific AD structure. Reports from advertisers without one are skipped.
+    private mutating func advertisingReports(
+        _ parameters: UnsafeRawBufferPointer, extended: Bool, adapter: UInt16, micros: Int64,
+        emit: (BorrowedCaptureEvent) -> Void
+    ) {
+        guard let count = parameters.byte(at: 1) else {
+            malformedPackets += 1
+            return
+        }
+        let addressOffset = extended ? 3 : 2
+        let lengthOffset = extended ? 23 : 8
+        var offset = 2
+        for _ in 0..<count {
+            guard let address = parameters.bytes(from: offset + addressOffset, count: 6),
+                  let dataLength = parameters.byte(at: offset + lengthOffset),
+                  let data = parameters.bytes(from: offset + lengthOffset + 1, count: Int(dataLength))
+            else {
+                malformedPackets += 1
+                return
+            }
+            var structure = 0
+            while structure < data.count {
+                let length = Int(data[structure])
+                guard length > 0 else { break }  // the rest is padding
+                guard structure + 1 + length <= data.count else {
+                    malformedPackets += 1
+                    break
+                }
+                if data[structure + 1] == 0xFF, length >= 3, let company = data.uint16LE(at: structure + 2),
+                   let payload = data.bytes(from: structure + 4, count: length - 3) {
+                    emit(.advertisement(
+                        adapter: adapter, address: Array(address.reversed()), manufacturerID: company, data: payload,
+                        hostMicros: micros))
+                }
+                structure += 1 + length
+            }
+            offset += lengthOffset + 1 + Int(dataLength) + (extended ? 0 : 1)  // legacy reports end with RSSI
         }
     }
 

@@ -82,6 +82,18 @@ public struct BtsnoopWriter: Sendable {
         appendEvent(code: 0x3E, parameters: parameters, hostMicros: hostMicros)
     }
 
+    /// Appends an LE Advertising Report (legacy, one report: non-connectable undirected, public address).
+    /// - Parameters:
+    ///   - address: the advertiser, as printed (most significant byte first).
+    ///   - data: the advertising data: AD structures `length | type | value`, at most 31 bytes.
+    ///   - rssi: signal strength in dBm.
+    ///   - hostMicros: host time, Unix µs.
+    public mutating func appendLEAdvertisingReport(address: [UInt8], data: [UInt8], rssi: Int8, hostMicros: Int64) {
+        let parameters: [UInt8] = [0x02, 0x01, 0x03, 0x00] + Self.wireAddress(address) + [UInt8(data.count)] + data
+            + [UInt8(bitPattern: rssi)]
+        appendEvent(code: 0x3E, parameters: parameters, hostMicros: hostMicros)
+    }
+
     /// Appends an HCI Disconnection Complete event (status success).
     /// - Parameters:
     ///   - connection: the connection handle.

@@ -34,6 +34,9 @@ public enum CaptureEvent: Sendable, Equatable {
     case notification(link: LinkKey, handle: UInt16, value: [UInt8], hostMicros: Int64)
     /// A Write Request (0x12) or Write Command (0x52) sent to the device.
     case write(link: LinkKey, handle: UInt16, value: [UInt8], hostMicros: Int64)
+    /// Manufacturer-specific data (AD type 0xFF) in an LE advertising report (legacy or extended): the advertiser's
+    /// address (as printed), the company id, and the data after it.
+    case advertisement(adapter: UInt16, address: [UInt8], manufacturerID: UInt16, data: [UInt8], hostMicros: Int64)
 }
 
 /// A ``CaptureEvent`` whose value bytes are lent by the parser instead of copied into an array.
@@ -55,6 +58,10 @@ public enum BorrowedCaptureEvent {
     case notification(link: LinkKey, handle: UInt16, value: UnsafeRawBufferPointer, hostMicros: Int64)
     /// As ``CaptureEvent/write(link:handle:value:hostMicros:)``; `value` is valid only during the callback.
     case write(link: LinkKey, handle: UInt16, value: UnsafeRawBufferPointer, hostMicros: Int64)
+    /// As ``CaptureEvent/advertisement(adapter:address:manufacturerID:data:hostMicros:)``; `data` is valid only
+    /// during the callback.
+    case advertisement(
+        adapter: UInt16, address: [UInt8], manufacturerID: UInt16, data: UnsafeRawBufferPointer, hostMicros: Int64)
 
     /// The same event with its value copied into an array (one allocation for a notification or write).
     public var event: CaptureEvent {
@@ -67,6 +74,8 @@ public enum BorrowedCaptureEvent {
             .notification(link: link, handle: handle, value: Array(value), hostMicros: micros)
         case .write(let link, let handle, let value, let micros):
             .write(link: link, handle: handle, value: Array(value), hostMicros: micros)
+        case .advertisement(let adapter, let address, let company, let data, let micros):
+            .advertisement(adapter: adapter, address: address, manufacturerID: company, data: Array(data), hostMicros: micros)
         }
     }
 }

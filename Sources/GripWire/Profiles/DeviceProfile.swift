@@ -124,8 +124,12 @@ public protocol FrameDecoder: Sendable {
 public enum DeviceProfiles {
     /// Every supported device, reference device first.
     public static let all: [any DeviceProfile] = [
-        TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(),
+        TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(), WeihengWHC06(),
     ]
+
+    /// The company ids of devices that send their data in advertisements: only those adverts reach a pipeline.
+    public static let advertisingManufacturers: Set<UInt16> = Set(
+        all.compactMap { $0.transport == .advertisement ? $0.manufacturerID : nil })
 
     /// Every identifier, for messages ("progressor, forceboard, …").
     public static var identifiers: [String] { all.map(\.identifier) }

@@ -21,7 +21,9 @@ struct ReplaySummary {
         default: "(guessed from frame content: the capture has no GATT discovery)"
         }
         let profileName = DeviceProfiles.named(report.device.profile)?.name ?? report.device.profile
-        var device = "\(profileName) on handle \(report.forceHandle.handle) " + handleSource
+        var device = report.forceHandle.source == "advertisement"
+            ? "\(profileName) from its advertisements (manufacturer data)"
+            : "\(profileName) on handle \(report.forceHandle.handle) " + handleSource
         if let battery = report.device.batteryMv { device += ", battery \(battery) mV" }
         if let firmware = report.device.firmware { device += ", firmware \(firmware)" }
         lines.append(device)
