@@ -81,16 +81,22 @@ public final class Daemon: Sendable {
         } else if let radio {
             // The configuration key is checked against the table when the file is read; a name from code is not.
             profile = DeviceProfiles.named(radio.profile) ?? profile
-            guard profile.transport != .advertisement else {
-                throw .unsupportedTransport(profile: profile.identifier, transport: profile.transport.rawValue)
+            if profile.transport == .advertisement {
+                let advertising = AdvertisementSource(
+                    configuration: radio, profile: profile, ring: ring, status: status, outbox: recorderChannels.replies,
+                    logger: logger)
+                device = advertising.requests
+                source = advertising
+            } else {
+                let bluez = BlueZSource(
+                    configuration: radio, profile: profile, ring: ring,
+                    sessionGapMicros: segmenterSettings.sessionGapMicros, activity: activity, status: status,
+                    outbox: recorderChannels.replies, logger: logger)
+                device = bluez.requests
+                source = bluez
             }
-            let bluez = BlueZSource(
-                configuration: radio, profile: profile, ring: ring, sessionGapMicros: segmenterSettings.sessionGapMicros,
-                activity: activity, status: status, outbox: recorderChannels.replies, logger: logger)
             forceHandle = RadioRing.forceHandle
             controlHandle = RadioRing.controlHandle
-            device = bluez.requests
-            source = bluez
         } else {
             source = IdleSource(ring: ring)
         }

@@ -12,8 +12,6 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     case replay(ReplayError)
     /// The recordings database cannot be opened (its description names the path).
     case store(GripStoreError)
-    /// The configured device profile cannot be driven through BlueZ yet (its identifier, how it sends data).
-    case unsupportedTransport(profile: String, transport: String)
 
     public var description: String {
         switch self {
@@ -27,10 +25,6 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
             return "\(error). Check the file with `griptrack replay FILE`."
         case .store(let error):
             return "\(error)"
-        case .unsupportedTransport(let profile, let transport):
-            return "the \(profile) profile sends its data by \(transport), which griptrackd cannot receive yet. "
-                + "Replay a capture of it with `griptrack replay FILE`, or set [device] profile to a device that "
-                + "notifies (see docs/devices.md)."
         }
     }
 }

@@ -91,6 +91,8 @@ KINDS = {
     'weightscale': {
         'services': [(_sig('181d'), [(_sig('2a9d'), ['indicate']), (_sig('2a9e'), ['read'])])],
         'data': _sig('2a9d'), 'control': None, 'start': None, 'stop': None},
+    # No GATT: its notifications file is played as ManufacturerData (company 0x0100) while anyone discovers.
+    'whc06': {'services': [], 'data': None, 'control': None, 'start': None, 'stop': None, 'manufacturer': 0x0100},
 }
 
 
@@ -411,11 +413,14 @@ class Fake:
     def data_uuid(self, device_path):
         return KINDS[self.devices[device_path]['kind'] or 'progressor']['data']
 
+    def advertises(self, device_path):
+        return 'manufacturer' in KINDS[self.devices[device_path]['kind'] or 'progressor']
+
     def start_stream(self, device_path):
         self.stop_stream(device_path)
         data_uuid = self.data_uuid(device_path)
         data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == data_uuid), None)
-        if data_path is None:
+        if data_path is None and not self.advertises(device_path):
             return
         stream = {'entries': self.load_notifications(), 'index': 0, 'char': data_path, 'source': 0,
                   'deadline': GLib.get_monotonic_time()}
@@ -434,14 +439,40 @@ class Fake:
         if self.devices[device_path]['stream'] is not stream:
             return False
         # Re-resolve the data characteristic by UUID: its path changes when services come back with new handles.
-        data_uuid = self.data_uuid(device_path)
-        data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == data_uuid), None)
         if self.emit_log is not None:
             self.emit_log.write('%d %d\n' % (time.monotonic_ns(), stream['index']))
-        self.notify(data_path, stream['entries'][stream['index']][1])
+        if self.advertises(device_path):
+            self.advertise(device_path, stream['entries'][stream['index']][1])
+        else:
+            data_uuid = self.data_uuid(device_path)
+            data_path = next((p for p, c in self.device_chars(device_path) if c['uuid'] == data_uuid), None)
+            self.notify(data_path, stream['entries'][stream['index']][1])
         stream['index'] += 1
         self._schedule_next(device_path, stream)
         return False
+
+    def advertise(self, device_path, data):
+        '''One advertisement carrying `data` as manufacturer data, reported like bluetoothd: only while discovering;
+        the first one exports the device; a repeat of the same data only when some client set DuplicateData.'''
+        device = self.devices[device_path]
+        state = self.adapters[device['adapter']]
+        if not state['discovery']:
+            self.stats['notificationsDropped'] += 1
+            return
+        value = dbus.Dictionary({dbus.UInt16(KINDS[device['kind']]['manufacturer']):
+                                 dbus.Array([dbus.Byte(b) for b in data], signature='y')}, signature='qv')
+        if not device['exported']:
+            self.export_device(device_path)
+            self.set_props(device_path, DEVICE_IFACE, {'ManufacturerData': value})
+        else:
+            duplicates = any(bool(state['filters'].get(sender, {}).get('DuplicateData', False))
+                             for sender in state['discovery'])
+            if device.get('advertised') == bytes(data) and not duplicates:
+                self.stats['notificationsDropped'] += 1
+                return
+            self.set_props(device_path, DEVICE_IFACE, {'ManufacturerData': value, 'RSSI': dbus.Int16(device['rssi'])})
+        device['advertised'] = bytes(data)
+        self.stats['notificationsSent'] += 1
 
     def subscribed(self, char):
         '''A device that takes no START streams as soon as its data characteristic is subscribed to.'''
@@ -495,6 +526,10 @@ class AdapterMethods:
         state['discovery'][sender] = True
         if not was_discovering:
             FAKE.set_props(self.path, ADAPTER_IFACE, {'Discovering': dbus.Boolean(True)})
+            # An advertising device's data plays from the start of a discovery.
+            for path, device in FAKE.devices.items():
+                if device['adapter'] == self.path and FAKE.advertises(path) and device['stream'] is None:
+                    FAKE.start_stream(path)
         GLib.timeout_add(50, FAKE.discover_tick, self.path)
 
     @dbus.service.method(ADAPTER_IFACE, in_signature='', out_signature='', sender_keyword='sender')
@@ -681,12 +716,14 @@ def add_progressor(adapter, address, name, known):
 
 def add_kind(adapter, address, name, kind, known):
     spec = KINDS[kind]
-    path = FAKE.add_device(adapter, address, name, [spec['services'][0][0]], -60, known)
+    path = FAKE.add_device(adapter, address, name, [spec['services'][0][0]] if spec['services'] else [], -60, known)
     FAKE.devices[path]['kind'] = kind
     for index, (service_uuid, chars) in enumerate(spec['services']):
         service = FAKE.add_service(path, service_uuid, True, 0x000b + 0x10 * index)
         for char_uuid, flags in chars:
             FAKE.add_char(service, char_uuid, flags, 247)
+    if 'manufacturer' in spec and FAKE.adapters[adapter]['discovery']:
+        FAKE.start_stream(path)
     return path
 
 
@@ -736,8 +773,9 @@ def AddProgressor(self, adapter, address, name, known):
 
 @dbus.service.method(MOCK_IFACE, in_signature='osssb', out_signature='o')
 def AddDevice(self, adapter, address, name, kind, known):
-    '''Adds a device of a kind in KINDS (progressor, forceboard, entralpi, weightscale) with its GATT layout; it
-    streams the notifications file after its START write, or once subscribed when it takes no commands.'''
+    '''Adds a device of a kind in KINDS (progressor, forceboard, entralpi, weightscale, whc06) with its GATT layout;
+    it streams the notifications file after its START write, once subscribed when it takes no commands, or as
+    advertisements while anyone discovers (whc06).'''
     if str(kind) not in KINDS:
         raise dbus.exceptions.DBusException('unknown kind ' + str(kind), name='org.freedesktop.DBus.Mock.NameError')
     return dbus.ObjectPath(add_kind(str(adapter), str(address), str(name), str(kind), bool(known)))

@@ -41,6 +41,15 @@ struct DeviceProfileEndToEndTests {
             let steps = UInt16((forces[0] / 0.005).rounded())
             return [0x00, UInt8(steps & 0xFF), UInt8(steps >> 8)]
         }, quantized: { Float(($0 / 0.005).rounded()) * 0.005 }),
+        // Advertisements only: the fake sets ManufacturerData under company 0x0100 while the daemon discovers.
+        Device(kind: "whc06", name: "IF_B7", rateHz: 5, samplesPerFrame: 1, frame: { forces in
+            let hundredths = Int16((forces[0] * 100).rounded())
+            var bytes = [UInt8](repeating: 0, count: 17)
+            bytes[10] = UInt8(truncatingIfNeeded: hundredths >> 8)
+            bytes[11] = UInt8(truncatingIfNeeded: hundredths)
+            bytes[14] = 0x11  // stable, kg
+            return bytes
+        }, quantized: { Float(($0 * 100).rounded()) / 100 }),
     ]
 
     /// Rest, pull, rest, pull, rest — held levels, at the device's rate and frame size.
@@ -121,6 +130,40 @@ struct DeviceProfileEndToEndTests {
         let mode = ObjectPath(rawValue: path.rawValue + "/service001b/char001c")
         let writes = try await fake.writes(on: mode).map(\.bytes)
         #expect(writes == [[0x04], [0x05], [0x07]])
+        try await harness.stop()
+    }
+
+    @Test("the WH-C06 going silent mid-pull is a disconnect: the effort closes open; TARE is refused with a reason")
+    func advertisingDeviceGoesSilent() async throws {
+        let device = try #require(Self.devices.first { $0.kind == "whc06" })
+        let fake = try FakeBlueZ(
+            parameters: ["progressor": false, "resolveDelayMs": 5],
+            notifications: Self.notifications(for: device, levels: [(1.0, 0.3), (1.5, 20.0)]))
+        defer { fake.stop() }
+        let harness = try DaemonHarness(capture: nil) { configuration in
+            configuration.replayWaitsForWatcher = false
+            var radio = RadioConfiguration(profile: "whc06", busAddress: fake.address)
+            radio.retryInterval = .milliseconds(100)
+            radio.advertisementSilence = .seconds(1)
+            configuration.radio = radio
+        }
+        _ = await harness.started()
+        let client = try await harness.watch()
+        try await fake.mock(
+            "AddDevice", .objectPath(RadioEndToEndTests.adapterPath), .string("D0:0D:12:34:56:7A"), .string("IF_B7"),
+            .string("whc06"), .boolean(false))
+        #expect(try await client.read(until: "EFFORT", event: "start").match != nil)
+        let gone = try await client.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "disconnected" })
+        #expect(gone.match != nil, "a silent scale is reported gone")
+        let ends = gone.seen.filter { $0["class"] as? String == "EFFORT" && $0["event"] as? String == "end" }
+        #expect(ends.count == 1)
+        #expect(ends.first?["open"] as? Bool == true, "the pull was cut, not finished")
+
+        let tare = try await harness.greetedClient()
+        tare.send("{\"class\":\"TARE\"}\n")
+        let reply = try await tare.readMessage()
+        #expect(reply?["class"] as? String == "ERROR")
+        #expect((reply?["message"] as? String)?.contains("takes no commands") == true)
         try await harness.stop()
     }
 }

@@ -29,6 +29,40 @@ struct BtsnoopRoundTripTests {
         ],
         descriptors: [.init(handle: 0x000B, uuid: "2902"), .init(handle: 0x0013, uuid: "2902")])
 
+    @Test("advertising reports: every manufacturer-data structure of a legacy or extended report, with its sender",
+          arguments: datalinks)
+    func advertisingReports(datalink: BtsnoopDatalink) {
+        let scale: [UInt8] = [0xF4, 0xD3, 0x6B, 0x4A, 0x17, 0x19]
+        let other: [UInt8] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+        var writer = BtsnoopWriter(datalink: datalink)
+        // Flags, a name, and manufacturer data under 0x0100; then an advertiser with no manufacturer data.
+        writer.appendLEAdvertisingReport(
+            address: scale, data: [0x02, 0x01, 0x06, 0x03, 0x09, 0x41, 0x42, 0x06, 0xFF, 0x00, 0x01, 0xAA, 0xBB, 0xCC],
+            rssi: -60, hostMicros: Self.t0)
+        writer.appendLEAdvertisingReport(address: other, data: [0x02, 0x01, 0x06], rssi: -80, hostMicros: Self.t0 + 1)
+        // Extended Advertising Report (3E/0D): two reports; the first has no manufacturer data, the second two
+        // structures (0x004C and 0x0100). Per report: type u16, address type, address, PHYs, SID, TX power, RSSI,
+        // interval u16, direct address type and address, data length, data.
+        func report(_ address: [UInt8], _ data: [UInt8]) -> [UInt8] {
+            [0x13, 0x00, 0x01] + address.reversed() + [0x01, 0x00, 0xFF, 0x7F, 0xB0, 0x00, 0x00, 0x00]
+                + [0, 0, 0, 0, 0, 0] + [UInt8(data.count)] + data
+        }
+        writer.appendEvent(
+            code: 0x3E,
+            parameters: [0x0D, 0x02] + report(other, [0x02, 0x01, 0x06])
+                + report(scale, [0x04, 0xFF, 0x4C, 0x00, 0x01, 0x05, 0xFF, 0x00, 0x01, 0x0A, 0x0B]),
+            hostMicros: Self.t0 + 2)
+        // A structure running past the report's data is counted as malformed, not read beyond.
+        writer.appendLEAdvertisingReport(address: scale, data: [0x09, 0xFF, 0x00, 0x01, 0x01], rssi: -60, hostMicros: Self.t0 + 3)
+        let outcome = feedWhole(writer.bytes)
+        #expect(outcome.events == [
+            .advertisement(adapter: 0, address: scale, manufacturerID: 0x0100, data: [0xAA, 0xBB, 0xCC], hostMicros: Self.t0),
+            .advertisement(adapter: 0, address: scale, manufacturerID: 0x004C, data: [0x01], hostMicros: Self.t0 + 2),
+            .advertisement(adapter: 0, address: scale, manufacturerID: 0x0100, data: [0x0A, 0x0B], hostMicros: Self.t0 + 2),
+        ])
+        #expect(outcome.error == nil)
+    }
+
     @Test("a 100-byte notification split into 27-byte ACL fragments is reassembled into one event",
           arguments: datalinks)
     func fragmentedNotification(datalink: BtsnoopDatalink) {

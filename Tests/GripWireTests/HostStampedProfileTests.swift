@@ -111,4 +111,27 @@ struct HostStampedProfileTests {
         #expect(settled.allSatisfy { abs($0 - 200_000) < 20_000 }, "\(settled.min()!)…\(settled.max()!)")
         #expect(abs(stamps.last! - 299 * 200_000) < 250_000)
     }
+
+    @Test("WH-C06: manufacturer data bytes 10–11 are signed big-endian hundredths, byte 14's low nibble the unit")
+    func whc06Advertisement() {
+        func data(_ weight: UInt16, unit: UInt8) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: 17)
+            bytes[10] = UInt8(weight >> 8)
+            bytes[11] = UInt8(weight & 0xFF)
+            bytes[14] = 0x10 | unit
+            return bytes
+        }
+        let (outcomes, samples) = decode(WeihengWHC06(), [
+            (data(1_520, unit: 1), 1_000_000),           // 15.20 kg
+            (data(0xFFCE, unit: 1), 1_500_000),          // −0.50 kg: a tared scale reads below zero
+            (data(4_410, unit: 2), 2_000_000),           // 44.10 lb
+            (data(1_000, unit: 4), 2_500_000),           // 10.00 jin = 5 kg
+            (data(1_000, unit: 9), 3_000_000),           // no such unit
+            (Array(data(1_000, unit: 1).prefix(14)), 3_500_000),
+        ])
+        #expect(outcomes == [.samples(1), .samples(1), .samples(1), .samples(1), .rejected(.unknownCode), .rejected(.short)])
+        #expect(samples.map(\.kilograms) == [15.2, -0.5, Float(44.1) * 0.453_592, 5])
+        #expect(WeihengWHC06().transport == .advertisement)
+        #expect(DeviceProfiles.matching(name: "IF_B7", serviceUUIDs: [])?.identifier == "whc06")
+    }
 }

@@ -30,6 +30,9 @@ public struct RadioConfiguration: Sendable, Equatable {
     public var retryInterval: Duration = .seconds(2)
     /// How long one discovery scan lasts before the next attempt.
     public var discoveryTimeout: Duration = .seconds(10)
+    /// An advertising device counts as gone after this long without an advertisement (the public clients use
+    /// 5–10 s).
+    public var advertisementSilence: Duration = .seconds(10)
     /// First wait between connect attempts (doubles up to 5 s).
     public var connectBackoff: Duration = .milliseconds(250)
 

@@ -143,7 +143,12 @@ public struct BtsnoopWriter: Sendable {
         recordCount += 1
     }
 
-    private mutating func appendEvent(code: UInt8, parameters: [UInt8], hostMicros: Int64) {
+    /// Appends any HCI event (controller → host), e.g. an extended advertising report for a test.
+    /// - Parameters:
+    ///   - code: the event code (`0x3E` LE Meta, …).
+    ///   - parameters: the event's parameters (for LE Meta, starting with the subevent code).
+    ///   - hostMicros: host time, Unix µs.
+    public mutating func appendEvent(code: UInt8, parameters: [UInt8], hostMicros: Int64) {
         let packet = [code, UInt8(truncatingIfNeeded: parameters.count)] + parameters
         appendPacket(h4Type: 0x04, packet: packet, direction: .received, hostMicros: hostMicros)
     }
