@@ -45,8 +45,8 @@ struct CommandLineTests {
               status                  Show griptrackd's state: device, recording, plan.
               doctor                  Check a recordings database; with --repair, set
                                       damaged recordings aside.
-              simulate                Write simulated Progressor sessions as btsnoop
-                                      captures (the replay test fixtures).
+              simulate                Write simulated device sessions as btsnoop captures
+                                      (the replay test fixtures).
               sync                    Sync recordings to the account's PostgreSQL database
                                       (Pro).
 
