@@ -84,6 +84,19 @@ struct ConfigKey: Sendable {
             }
             config.device.profile = text
         },
+        ConfigKey(section: "device", name: "calibration") { config, value throws(Problem) in
+            let coefficient: Double? = switch value.type {
+            case .int: value.int.map(Double.init)
+            case .double: value.double
+            default: nil
+            }
+            // kg per ADC count of a Frez Dyno (the Frez app shows it): tiny, never zero; the bounds keep a typo such
+            // as 2.3 (a force, not a coefficient) out.
+            guard let coefficient, coefficient.isFinite, (1e-9...0.1).contains(abs(coefficient)) else {
+                throw Problem(text: "expected the Frez Dyno's calibration coefficient in kg per ADC count, between 1e-9 and 0.1 in size (e.g. 0.000105), got \(describe(value))")
+            }
+            config.device.calibration = coefficient
+        },
         ConfigKey(section: "device", name: "name_prefix") { config, value throws(Problem) in
             let text = try string(value)
             guard !text.isEmpty else { throw Problem(text: "expected the start of the device's advertised name, e.g. \"Progressor\", got \"\"") }

@@ -61,6 +61,8 @@ public struct GriptrackConfig: Sendable, Equatable {
         /// `profile`: which kind of device to drive, an identifier of the profile table (`progressor`, the default;
         /// `griptrack devices` shows each nearby device's).
         public var profile = "progressor"
+        /// `calibration`: the Frez Dyno's coefficient, kg per ADC count (no other device needs one).
+        public var calibration: Double?
         /// `name_prefix`: advertised names that count as the device; nil = the profile's (`Progressor`).
         public var namePrefix: String?
         /// `adapter`: the BlueZ adapter (`hci0`).

@@ -12,6 +12,8 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     case replay(ReplayError)
     /// The recordings database cannot be opened (its description names the path).
     case store(GripStoreError)
+    /// The device (a Frez Dyno) needs a calibration coefficient that the configuration does not give.
+    case missingCalibration(device: String)
 
     public var description: String {
         switch self {
@@ -25,6 +27,9 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
             return "\(error). Check the file with `griptrack replay FILE`."
         case .store(let error):
             return "\(error)"
+        case .missingCalibration(let device):
+            return "the \(device) reports raw ADC counts that need its calibration coefficient: set calibration = "
+                + "<kg per count> under [device] in the configuration (the Frez app shows it), then start again."
         }
     }
 }

@@ -348,6 +348,20 @@ public enum CaptureCatalog {
                 .disconnect(reason: 0x13),
             ])),
         Entry(
+            name: "frez-dyno-rfd",
+            summary: "Frez Dyno at 250 Hz (nine samples a notification, raw ADC + ms clock): two max pulls and three RFD pulls",
+            expectedEfforts: 5,
+            session: ProgressorSession(device: .frezDyno, mtu: 85, aclDataLength: 251, seed: 45, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 40, ForceProgram(baseline: 0.3, tremor: 0.5, pulls: [
+                    Pull(start: 3, rise: 0.45, hold: 4, peak: 42), Pull(start: 12, rise: 0.45, hold: 4, peak: 44),
+                    Pull(start: 21, rise: 0.15, hold: 0.1, fall: 0.2, peak: 25),
+                    Pull(start: 26, rise: 0.15, hold: 0.1, fall: 0.2, peak: 27),
+                    Pull(start: 31, rise: 0.15, hold: 0.1, fall: 0.2, peak: 24),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
             name: "whc06-hangs",
             summary: "Weiheng WH-C06 hanging scale, advertisements only (2 a second): three 8-second hangs of 15–18 kg",
             expectedEfforts: 3,

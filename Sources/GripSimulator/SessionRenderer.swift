@@ -18,6 +18,8 @@ struct SessionRenderer {
     private var deviceMicros: UInt32 = 0
     private var slot = 0
     private var missingPhase = 5
+    /// A host-stamped-style device that sends its own ms clock (the Frez Dyno): ms since START.
+    private var deviceMillis: UInt32 = 0
     private var lastWeightFrame: [UInt8]?
     private let samplesPerFrame: Int
 
@@ -87,7 +89,10 @@ struct SessionRenderer {
         guard let control = session.device.controlValue, let bytes = session.device.profile.encode(command) else { return }
         exchange(ATTPDU.writeRequest(handle: control, value: bytes), ATTPDU.writeResponse())
         guard session.device == .progressor else {
-            if command == .startMeasurement { measuring = true }
+            if command == .startMeasurement {
+                measuring = true
+                deviceMillis = 0
+            }
             if command == .stopMeasurement { measuring = false }
             return
         }
@@ -157,24 +162,29 @@ struct SessionRenderer {
         let period = 1 / device.rateHz
         var elapsed = 0.0
         var pending: [Double] = []
+        var pendingMillis: [UInt32] = []
         var sampleHost = Double(hostMicros)
         while elapsed < seconds {
             let tick = period * (1 + (random.unit() - 0.5) * 0.002)
             elapsed += tick
             sampleHost += tick * 1_000_000
             pending.append(program.force(at: elapsed) + random.gaussian(sigma: program.noise))
+            deviceMillis += UInt32((tick * 1_000).rounded())
+            pendingMillis.append(deviceMillis)
             if pending.count == device.samplesPerFrame {
                 let connectionEvent: Int64 = 30_000
                 let ready = Int64(sampleHost)
                 let next = (ready / connectionEvent + 1) * connectionEvent + Int64(random.next() % 1_500)
                 hostMicros = max(hostMicros + 1, next)
-                notify(device.frame(kilograms: pending), advancing: false)
+                notify(device.frame(kilograms: pending, millis: pendingMillis), advancing: false)
                 pending.removeAll(keepingCapacity: true)
+                pendingMillis.removeAll(keepingCapacity: true)
             }
         }
-        if !pending.isEmpty {
+        // A device with a fixed frame size (the Frez Dyno's nine samples) leaves the remainder unsent.
+        if !pending.isEmpty && device != .frezDyno {
             hostMicros = max(hostMicros + 1, Int64(sampleHost) + 2_000)
-            notify(device.frame(kilograms: pending), advancing: false)
+            notify(device.frame(kilograms: pending, millis: pendingMillis), advancing: false)
         }
     }
 

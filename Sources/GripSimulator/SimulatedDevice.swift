@@ -5,7 +5,11 @@ import GripWire
 /// The frame layouts here are written from the devices' published descriptions (`docs/devices.md`), not from the
 /// decoders, so a replay test compares two readings of the same description.
 public enum SimulatedDevice: String, Sendable, CaseIterable {
-    case progressor, forceBoard, entralpi, weightScale, whc06
+    case progressor, forceBoard, entralpi, weightScale, whc06, frezDyno
+
+    /// The simulated Frez Dyno's calibration coefficient (kg per ADC count), and its unloaded ADC reading.
+    public static let frezCalibration = 0.0001
+    static let frezUnloadedADC = 84_000.0
 
     /// The profile a replay should choose for this device.
     public var profile: any DeviceProfile {
@@ -15,6 +19,7 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
         case .entralpi: Entralpi()
         case .weightScale: WeightScale()
         case .whc06: WeihengWHC06()
+        case .frezDyno: FrezDyno(calibration: Self.frezCalibration)
         }
     }
 
@@ -26,6 +31,7 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
         case .entralpi: 10
         case .weightScale: 5
         case .whc06: 2
+        case .frezDyno: 250
         }
     }
 
@@ -33,12 +39,14 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
     var samplesPerFrame: Int {
         switch self {
         case .forceBoard: 3
+        case .frezDyno: 9
         case .progressor, .entralpi, .weightScale, .whc06: 1
         }
     }
 
-    /// One notification carrying these forces (kg), laid out as the device sends them.
-    func frame(kilograms: [Double]) -> [UInt8] {
+    /// One notification carrying these forces (kg), laid out as the device sends them; `millis` are the samples'
+    /// device times (ms since START), for a device that sends them.
+    func frame(kilograms: [Double], millis: [UInt32]) -> [UInt8] {
         switch self {
         case .progressor:
             preconditionFailure("the Progressor's frames carry device time; SessionRenderer writes them")
@@ -66,6 +74,14 @@ public enum SimulatedDevice: String, Sendable, CaseIterable {
             bytes[10] = UInt8(truncatingIfNeeded: hundredths >> 8)
             bytes[11] = UInt8(truncatingIfNeeded: hundredths)
             bytes[14] = 0x11
+            return bytes
+        case .frezDyno:
+            // `01 00`, then per sample int32 LE raw ADC (unloaded 84 000, 0.1 g a count) and u32 LE ms since START.
+            var bytes: [UInt8] = [0x01, 0x00]
+            for (kg, ms) in zip(kilograms, millis) {
+                let adc = Int32((Self.frezUnloadedADC + kg / Self.frezCalibration).rounded())
+                bytes += littleEndianBytes(UInt32(bitPattern: adc)) + littleEndianBytes(ms)
+            }
             return bytes
         }
     }

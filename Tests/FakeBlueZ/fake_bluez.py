@@ -91,6 +91,11 @@ KINDS = {
     'weightscale': {
         'services': [(_sig('181d'), [(_sig('2a9d'), ['indicate']), (_sig('2a9e'), ['read'])])],
         'data': _sig('2a9d'), 'control': None, 'start': None, 'stop': None},
+    'frez': {
+        'services': [('da8a6c41-154b-4b9a-9b00-2f84dfcebfe9', [('da8a6c42-154b-4b9a-9b00-2f84dfcebfe9', ['notify']),
+                                                               ('da8a6c43-154b-4b9a-9b00-2f84dfcebfe9', ['write'])])],
+        'data': 'da8a6c42-154b-4b9a-9b00-2f84dfcebfe9', 'control': 'da8a6c43-154b-4b9a-9b00-2f84dfcebfe9',
+        'start': b'\x01', 'stop': b'\x02'},
     # No GATT: its notifications file is played as ManufacturerData (company 0x0100) while anyone discovers.
     'whc06': {'services': [], 'data': None, 'control': None, 'start': None, 'stop': None, 'manufacturer': 0x0100},
 }
@@ -773,7 +778,7 @@ def AddProgressor(self, adapter, address, name, known):
 
 @dbus.service.method(MOCK_IFACE, in_signature='osssb', out_signature='o')
 def AddDevice(self, adapter, address, name, kind, known):
-    '''Adds a device of a kind in KINDS (progressor, forceboard, entralpi, weightscale, whc06) with its GATT layout;
+    '''Adds a device of a kind in KINDS (progressor, forceboard, entralpi, weightscale, frez, whc06) with its GATT layout;
     it streams the notifications file after its START write, once subscribed when it takes no commands, or as
     advertisements while anyone discovers (whc06).'''
     if str(kind) not in KINDS:

@@ -236,13 +236,14 @@ extension DaemonHarness {
     /// A daemon with the BlueZ source pointed at `fake`'s private bus (fast retries), its database in a temporary
     /// directory.
     static func radio(
-        fake: FakeBlueZ, profile: String = "progressor", sessionGap: Duration = .seconds(300),
+        fake: FakeBlueZ, profile: String = "progressor", calibration: Double? = nil, sessionGap: Duration = .seconds(300),
         sleepWhenIdle: Bool = false, notify: RadioConfiguration.NotifyMode = .start
     ) throws -> DaemonHarness {
         try DaemonHarness(capture: nil) { configuration in
             configuration.replayWaitsForWatcher = false
             var radio = RadioConfiguration(
                 profile: profile, notifyMode: notify, sleepWhenIdle: sleepWhenIdle, busAddress: fake.address)
+            radio.calibration = calibration
             radio.retryInterval = .milliseconds(100)
             radio.discoveryTimeout = .seconds(2)
             radio.connectBackoff = .milliseconds(20)

@@ -17,7 +17,10 @@ struct GoldenReplayTests {
         // sensor) has its refusal as expected output: the message a user would read.
         let actual: String
         do {
-            actual = String(decoding: try CaptureReplay.run(path: capture.path).jsonData(), as: UTF8.self)
+            actual = String(
+                decoding: try CaptureReplay.run(path: capture.path, options: Self.options(for: capture.lastPathComponent))
+                    .jsonData(),
+                as: UTF8.self)
         } catch {
             actual = "{\n  \"error\" : \"\(error)\"\n}\n"
         }
@@ -41,8 +44,13 @@ struct GoldenReplayTests {
                 "captures/\(name).btsnoop differs from the simulator: run `griptrack simulate --all -o captures`")
     }
 
+    /// Replay options for a capture: the simulated Frez Dyno's calibration for its sessions.
+    static func options(for fileName: String) -> ReplayOptions {
+        fileName.hasPrefix("frez-") ? ReplayOptions(calibration: SimulatedDevice.frezCalibration) : ReplayOptions()
+    }
+
     static let progressorSessions = CaptureCatalog.all.filter { $0.session.device == .progressor }.map(\.name)
-    static let hostStampedSessions = CaptureCatalog.all.filter { $0.session.device != .progressor }.map(\.name)
+    static let otherDeviceSessions = CaptureCatalog.all.filter { $0.session.device != .progressor }.map(\.name)
 
     @Test("each simulated Progressor session gives the efforts a person would count, with float32-exact peaks", arguments: progressorSessions)
     func personCountedEffortsAndExactPeaks(name: String) throws {
@@ -71,13 +79,13 @@ struct GoldenReplayTests {
         }
     }
 
-    /// Devices without time stamps: what the simulated hand did (the session's force program) against what the
+    /// Devices other than the Progressor: what the simulated hand did (the session's force program) against what the
     /// replay measured, through the device's own frame layout and the host-stamped clock.
-    @Test("each host-stamped device's session: its profile is chosen, efforts start when the pulls did and peak at their force", arguments: hostStampedSessions)
+    @Test("each other device's session: its profile is chosen, efforts start when the pulls did and peak at their force", arguments: otherDeviceSessions)
     func hostStampedSessionMatchesTheHand(name: String) throws {
         let entry = try #require(CaptureCatalog.all.first { $0.name == name })
         let path = CaptureFixtures.capturesDirectory.appendingPathComponent("\(name).btsnoop").path
-        let report = try CaptureReplay.run(path: path)
+        let report = try CaptureReplay.run(path: path, options: Self.options(for: name))
         #expect(report.device.profile == entry.session.device.profile.identifier)
         #expect(report.frames.malformed.isEmpty)
         let pulls = entry.session.steps.compactMap { step -> ForceProgram? in
@@ -87,7 +95,8 @@ struct GoldenReplayTests {
         let efforts = report.recordings.flatMap(\.efforts)
         try #require(efforts.count == pulls.count, "\(name): \(entry.summary)")
         for (effort, pull) in zip(efforts, pulls) {
-            // Peak: the pull's force above a baseline under 0.5 kg, plus hand tremor and one step of rounding.
+            // Peak: the pull's force above a baseline under 0.5 kg (which the Frez Dyno's start-up tare removes), plus
+            // hand tremor and one step of rounding.
             #expect(abs(Double(effort.peakKg) - pull.peak) < 1.5, "\(name): peak \(effort.peakKg) kg for a \(pull.peak) kg pull")
             // Duration: rise + hold + fall, less what lies under the effort threshold, within two sample periods.
             let pullSeconds = pull.rise + pull.hold + pull.fall

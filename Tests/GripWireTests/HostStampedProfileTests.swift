@@ -134,4 +134,57 @@ struct HostStampedProfileTests {
         #expect(WeihengWHC06().transport == .advertisement)
         #expect(DeviceProfiles.matching(name: "IF_B7", serviceUUIDs: [])?.identifier == "whc06")
     }
+
+    @Test("Frez Dyno: 01 00 + nine (int32 ADC, u32 ms); forces are coefficient × (ADC − the mean of the first 100)")
+    func frezDyno() {
+        func frame(_ adcs: [Int32], firstMillis: UInt32) -> [UInt8] {
+            var bytes: [UInt8] = [0x01, 0x00]
+            for (index, adc) in adcs.enumerated() {
+                withUnsafeBytes(of: adc.littleEndian) { bytes += $0 }
+                withUnsafeBytes(of: (firstMillis + UInt32(index) * 4).littleEndian) { bytes += $0 }
+            }
+            return bytes
+        }
+        let dyno = FrezDyno(calibration: 0.0001)
+        var decoder = dyno.makeDecoder()
+        decoder.noteCommandSent(.startMeasurement)
+        var samples: [RawSample] = []
+        var outcomes: [FrameOutcome] = []
+        // 12 frames of 9 unloaded samples at 80 000 ± 10 (the tare is taken over the first 100), then 200 000.
+        for index in 0..<12 {
+            let adcs: [Int32] = (0..<9).map { sample -> Int32 in sample % 2 == 0 ? 80_010 : 79_990 }
+            let bytes = frame(adcs, firstMillis: UInt32(index * 36 + 4))
+            outcomes.append(bytes.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { samples.append($0) } })
+        }
+        let loaded = frame(Array(repeating: 280_000, count: 9), firstMillis: 12 * 36 + 4)
+        outcomes.append(loaded.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { samples.append($0) } })
+        // A repeat of the last frame, a stale one, a short one, a wrong header.
+        outcomes.append(loaded.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { samples.append($0) } })
+        let wrongHeader = [0x02, 0x00] + Array(loaded.dropFirst(2))
+        for bad in [frame(Array(repeating: 80_000, count: 9), firstMillis: 40), Array(loaded.prefix(73)), wrongHeader] {
+            outcomes.append(bad.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { samples.append($0) } })
+        }
+        #expect(outcomes.prefix(13).allSatisfy { $0 == .samples(9) })
+        #expect(Array(outcomes.suffix(4)) == [.rejected(.duplicate), .rejected(.duplicate), .rejected(.lengthMismatch), .rejected(.unknownCode)])
+        #expect(samples.count == 13 * 9)
+        // Unloaded reads about zero (the ±10 counts of noise around a tare within 2 counts: under 1.5 g); loaded:
+        // 0.0001 × (280 000 − 80 000) = 20 kg.
+        #expect(samples.prefix(108).allSatisfy { abs($0.kilograms) < 0.0015 })
+        #expect(samples.suffix(9).allSatisfy { abs($0.kilograms - 20) < 0.0015 })
+        let loadedMillis: [UInt32] = (0..<9).map { index -> UInt32 in UInt32(12 * 36 + 4 + index * 4) }
+        #expect(samples.suffix(9).map(\.deviceMicros) == loadedMillis.map { $0 * 1_000 })
+        #expect(dyno.encode(.startMeasurement) == [0x01, 0x00])
+        #expect(dyno.encode(.sleep) == [0xFF, 0x00])
+        #expect(dyno.command(fromControlWrite: [0x02, 0x00]) == .stopMeasurement)
+    }
+
+    @Test("Frez Dyno without a coefficient decodes nothing: every sample is non-finite")
+    func frezWithoutCalibration() {
+        var bytes: [UInt8] = [0x01, 0x00]
+        for index in 0..<9 { bytes += [0x10, 0x27, 0, 0] + [UInt8(4 * (index + 1)), 0, 0, 0] }
+        var decoder = FrezDyno().makeDecoder()
+        let outcome = bytes.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { _ in } }
+        #expect(outcome == .rejected(.nonFinite))
+        #expect((DeviceProfiles.named("frez", calibration: 0.0002) as? FrezDyno)?.calibration == 0.0002)
+    }
 }

@@ -25,6 +25,8 @@ struct DeviceConfigTests {
             adapter = "hci1"
             notify = "acquire"
             sleep_when_idle = true
+            profile = "frez"
+            calibration = 0.000105
 
             [recording]
             session_gap_seconds = 90
@@ -35,6 +37,8 @@ struct DeviceConfigTests {
         #expect(config.device.adapter == "hci1")
         #expect(config.device.notify == .acquire)
         #expect(config.device.sleepWhenIdle)
+        #expect(config.device.profile == "frez")
+        #expect(config.device.calibration == 0.000105)
         #expect(config.recording.sessionGapSeconds == 90)
         #expect(try GriptrackConfig.parse("[recording]\nsession_gap_seconds = 2.5\n", file: "g.toml")
             .recording.sessionGapSeconds == 2.5)
@@ -67,7 +71,14 @@ struct DeviceConfigTests {
             message: "g.toml:2: device.name_prefix: expected the start of the device's advertised name, e.g. \"Progressor\", got \"\""),
         BadCase(
             text: "[device]\nadress = \"F0:0D:CA:FE:12:34\"\n",
-            message: "g.toml:2: device.adress: unknown key; [device] knows address, profile, name_prefix, adapter, notify, sleep_when_idle"),
+            message: "g.toml:2: device.adress: unknown key; [device] knows address, profile, calibration, name_prefix, adapter, notify, sleep_when_idle"),
+        BadCase(
+            text: "[device]\nprofile = \"tindeq\"\n",
+            message: "g.toml:2: device.profile: expected one of \"progressor\", \"forceboard\", \"entralpi\", \"weightscale\", \"whc06\", \"frez\" (see `griptrack devices`), got \"tindeq\""),
+        // A force typed where the coefficient goes.
+        BadCase(
+            text: "[device]\ncalibration = 2.3\n",
+            message: "g.toml:2: device.calibration: expected the Frez Dyno's calibration coefficient in kg per ADC count, between 1e-9 and 0.1 in size (e.g. 0.000105), got the number 2.3"),
         BadCase(
             text: "[recording]\nsession_gap_seconds = 0\n",
             message: "g.toml:2: recording.session_gap_seconds: expected a number of seconds from 1 to 604800 (a week), e.g. 300, got the integer 0"),

@@ -16,11 +16,16 @@ public struct ReplayOptions: Sendable {
     /// Force-characteristic handle to use instead of the one from discovery or content.
     public var handle: UInt16?
     public var settings = SegmenterSettings()
+    /// The Frez Dyno's calibration coefficient (kg per ADC count), for a capture of one.
+    public var calibration: Double?
 
-    public init(speed: ReplaySpeed = .max, handle: UInt16? = nil, settings: SegmenterSettings = .init()) {
+    public init(
+        speed: ReplaySpeed = .max, handle: UInt16? = nil, settings: SegmenterSettings = .init(), calibration: Double? = nil
+    ) {
         self.speed = speed
         self.handle = handle
         self.settings = settings
+        self.calibration = calibration
     }
 }
 
@@ -30,11 +35,16 @@ public enum ReplayError: Error, CustomStringConvertible, Sendable {
     case unreadable(CaptureError)
     /// No handle in the capture carries frames of a supported device.
     case noForceHandle(notifyingHandles: [UInt16], hasDiscovery: Bool)
+    /// The capture is from a device whose forces need a calibration coefficient that was not given.
+    case needsCalibration(device: String)
 
     public var description: String {
         switch self {
         case .unreadable(let error):
             return "cannot replay the capture: \(error)"
+        case .needsCalibration(let device):
+            return "the capture is from a \(device), whose raw ADC counts need its calibration coefficient: pass "
+                + "--calibration <kg per count> (the Frez app shows it)"
         case .noForceHandle(let handles, _) where handles.isEmpty:
             return "the capture holds no notifications, so there is nothing to replay"
         case .noForceHandle(let handles, let hasDiscovery):
@@ -90,6 +100,14 @@ public enum CaptureReplay {
         ring.waitForData()
         guard let choice = verdict.choice else {
             throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false)
+        }
+        if choice.profile.identifier == FrezDyno.identifier {
+            let frez = FrezDyno(calibration: options.calibration)
+            let report = consume(ring: ring, profile: frez, choice: choice, options: options, verdict: verdict,
+                                 timedObserver: timedObserver)
+            // Read to the end all the same, so the reader thread finishes; without a coefficient nothing decoded.
+            guard options.calibration != nil else { throw .needsCalibration(device: frez.name) }
+            return report
         }
         return consume(ring: ring, profile: choice.profile, choice: choice, options: options, verdict: verdict,
                        timedObserver: timedObserver)

@@ -124,7 +124,7 @@ public protocol FrameDecoder: Sendable {
 public enum DeviceProfiles {
     /// Every supported device, reference device first.
     public static let all: [any DeviceProfile] = [
-        TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(), WeihengWHC06(),
+        TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(), WeihengWHC06(), FrezDyno(),
     ]
 
     /// The company ids of devices that send their data in advertisements: only those adverts reach a pipeline.
@@ -134,9 +134,11 @@ public enum DeviceProfiles {
     /// Every identifier, for messages ("progressor, forceboard, …").
     public static var identifiers: [String] { all.map(\.identifier) }
 
-    /// The profile with this identifier (`progressor`), if any.
-    public static func named(_ identifier: String) -> (any DeviceProfile)? {
-        all.first { $0.identifier == identifier }
+    /// The profile with this identifier (`progressor`), if any; `calibration` configures the one that needs it
+    /// (the Frez Dyno's `[device] calibration`).
+    public static func named(_ identifier: String, calibration: Double? = nil) -> (any DeviceProfile)? {
+        if identifier == FrezDyno.identifier { return FrezDyno(calibration: calibration) }
+        return all.first { $0.identifier == identifier }
     }
 
     /// The profile whose data characteristic has this UUID, if any.

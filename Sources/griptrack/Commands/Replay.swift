@@ -35,12 +35,23 @@ extension Griptrack {
         @Option(help: "Force characteristic handle (e.g. 0x000e), when discovery is missing or wrong.")
         var handle: HandleOption?
 
+        @Option(help: ArgumentHelp(
+            "A Frez Dyno capture's calibration coefficient, kg per ADC count (the Frez app shows it).",
+            valueName: "coefficient"))
+        var calibration: Double?
+
         @Flag(help: "Store the recordings in the database (through the free plan's limit).")
         var save = false
 
         @OptionGroup var common: CommonOptions
 
         var json: Bool { common.json }
+
+        func validate() throws {
+            if let calibration, !(calibration.isFinite && (1e-9...0.1).contains(abs(calibration))) {
+                throw ValidationError("--calibration takes kg per ADC count, between 1e-9 and 0.1 in size, e.g. 0.000105.")
+            }
+        }
 
         func run() throws {
             let path = try capture ?? DemoCapture.path()
@@ -60,7 +71,7 @@ extension Griptrack {
                     }
                 }
                 report = try CaptureReplay.run(
-                    path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value),
+                    path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value, calibration: calibration),
                     timedObserver: observer)
             } catch {
                 if json {
