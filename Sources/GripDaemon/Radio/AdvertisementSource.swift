@@ -10,8 +10,8 @@ import Synchronization
 /// A discovery with `DuplicateData` runs for as long as the daemon does; each advertisement's manufacturer data
 /// from the device goes straight from the D-Bus thread into the ring, as a notification on the radio's force
 /// handle. The link is "up" from the first advertisement and "down" after `advertisementSilence` (10 s) without
-/// one (the scale went out of range or switched off), so the pipeline closes an open effort and the DEVICE lines read as for a
-/// connected device. If bluetoothd or the bus goes away, the watch is started again every `retryInterval`.
+/// one (the scale went out of range or switched off), so the pipeline closes an open effort and the DEVICE lines
+/// read as for a connected device. If bluetoothd or the bus goes away, the watch is started again every `retryInterval`.
 final class AdvertisementSource: Service, CustomStringConvertible {
     let configuration: RadioConfiguration
     let profile: any DeviceProfile
@@ -108,15 +108,20 @@ final class AdvertisementSource: Service, CustomStringConvertible {
     /// while it is down (the next advertisement wakes it), so an absent device costs no wake-up.
     private func watchSilence() async {
         var wakes = link.wake.stream.makeAsyncIterator()
+        // Whether "streaming" was published for the current up period; a wake may be stale (the link went down and
+        // up again while this task was busy), so the state is read from the link, never from the wakes.
+        var announced = false
         while !Task.isCancelled {
             guard let (lastMicros, address, name) = link.current else {
+                announced = false
                 guard await wakes.next() != nil else { return }
-                if let (_, address, name) = link.current {
-                    status.update { $0.deviceProblem = nil }
-                    logger.info("Device advertising", metadata: ["device.address": "\(address)", "device.name": "\(name ?? "")"])
-                    setState("streaming", address: address, name: name)
-                }
                 continue
+            }
+            if !announced {
+                announced = true
+                status.update { $0.deviceProblem = nil }
+                logger.info("Device advertising", metadata: ["device.address": "\(address)", "device.name": "\(name ?? "")"])
+                setState("streaming", address: address, name: name)
             }
             let remaining = lastMicros + configuration.advertisementSilence.micros - DeviceConnection.hostMicros()
             if remaining > 0 {
@@ -124,6 +129,7 @@ final class AdvertisementSource: Service, CustomStringConvertible {
                 continue
             }
             if link.markDown(ifSilentSince: lastMicros) {
+                announced = false
                 radio.pushLink(up: false)
                 logger.warning("Device stopped advertising", metadata: [
                     "device.address": "\(address)", "silence.seconds": "\(configuration.advertisementSilence)"])
