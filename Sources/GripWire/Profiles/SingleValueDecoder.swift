@@ -1,4 +1,5 @@
-/// Decoder for devices that send one weight per notification and no time (the Entralpi, SIG weight scales).
+/// Decoder for devices that send one weight per notification (or advertisement) and no time: the Entralpi, SIG
+/// weight scales, the WH-C06.
 public struct SingleValueDecoder: FrameDecoder {
     /// How the one value is laid out.
     public enum Layout: Sendable {
@@ -6,6 +7,8 @@ public struct SingleValueDecoder: FrameDecoder {
         case bigEndianHundredths
         /// SIG Weight Measurement 0x2A9D: flags, u16 LE weight, optional fields.
         case weightMeasurement
+        /// WH-C06 manufacturer data: bytes 10–11 signed BE hundredths, byte 14's low nibble the unit.
+        case whc06ManufacturerData
     }
 
     private let layout: Layout
@@ -45,6 +48,11 @@ public struct SingleValueDecoder: FrameDecoder {
             // "Measurement unsuccessful": the scale says it has no value, which is not a force.
             guard raw != 0xFFFF else { return .rejected(.outOfRange) }
             kilograms = flags & 0x01 != 0 ? Float(raw) * 0.01 * 0.453_592 : Float(raw) * 0.005
+        case .whc06ManufacturerData:
+            guard frame.count >= 15 else { return .rejected(.short) }
+            guard let perUnit = WeihengWHC06.kilogramsPerUnit(frame[14] & 0x0F) else { return .rejected(.unknownCode) }
+            let raw = Int16(bitPattern: UInt16(frame[10]) << 8 | UInt16(frame[11]))
+            kilograms = Float(raw) / 100 * perUnit
         }
         var timing = clock
         let times = timing.place(count: 1, arrivedAt: hostMicros)

@@ -29,7 +29,11 @@ public struct WeihengWHC06: DeviceProfile {
     static let maxBelievableKgPerSecond: Float = 10_000
     public func encode(_ command: DeviceCommand) -> [UInt8]? { nil }
     public func command(fromControlWrite bytes: some Collection<UInt8>) -> DeviceCommand? { nil }
-    public func makeDecoder() -> WHC06Decoder { WHC06Decoder() }
+    public func makeDecoder() -> SingleValueDecoder {
+        SingleValueDecoder(
+            layout: .whc06ManufacturerData, nominalHz: Self.nominalHz, rangeKg: Self.measurementRangeKg,
+            maxKgPerSecond: Self.maxBelievableKgPerSecond)
+    }
 
     /// At least 15 bytes with a known unit.
     public func looksLikeDataFrame(_ bytes: some Collection<UInt8>) -> Bool {
@@ -53,32 +57,4 @@ public struct WeihengWHC06: DeviceProfile {
 /// Advertisements have no ATT handle; replay and the daemon give their data this one (ATT never uses handle 0).
 public enum AdvertisementChannel {
     public static let handle: UInt16 = 0x0000
-}
-
-/// Decoder for the WH-C06's manufacturer data, one weight per advertisement.
-public struct WHC06Decoder: FrameDecoder {
-    private var clock = HostStampedClock(nominalHz: WeihengWHC06.nominalHz)
-    private var plausibility = PlausibilityCheck(
-        rangeKg: WeihengWHC06.measurementRangeKg, maxKgPerSecond: WeihengWHC06.maxBelievableKgPerSecond)
-
-    public init() {}
-
-    public mutating func noteCommandSent(_ command: DeviceCommand) {}
-
-    // HOT PATH: no allocation, lock, syscall or log.
-    public mutating func decode(
-        _ frame: UnsafeRawBufferPointer, hostMicros: Int64, emit: (RawSample) -> Void
-    ) -> FrameOutcome {
-        guard frame.count >= 15 else { return .rejected(.short) }
-        guard let perUnit = WeihengWHC06.kilogramsPerUnit(frame[14] & 0x0F) else { return .rejected(.unknownCode) }
-        let raw = Int16(bitPattern: UInt16(frame[10]) << 8 | UInt16(frame[11]))
-        var timing = clock
-        let times = timing.place(count: 1, arrivedAt: hostMicros)
-        let sample = RawSample(deviceMicros: times.firstMicros, kilograms: Float(raw) / 100 * perUnit)
-        if let reason = plausibility.rejection(of: sample, after: nil) { return .rejected(reason) }
-        clock = timing
-        plausibility.accept(sample)
-        emit(sample)
-        return .samples(1)
-    }
 }
