@@ -161,7 +161,13 @@ final class Client {
     var input = RequestLineBuffer(limit: SocketServer.requestLimit)
     var output: [UInt8] = []
     var outputStart = 0
+    /// Since when bytes have been queued for this client without it catching up (the kernel refused some and its
+    /// queue has not emptied since); nil while it is caught up.
+    var behindSince: ContinuousClock.Instant?
     var watching = false
+    /// Set when the daemon closes the descriptor: loops over a copy of the client list may still reach this client,
+    /// and its descriptor number may already belong to a file another thread opened since.
+    var closed = false
     /// How SAMPLES reach this watcher (protocol 1.3): batched at ≤ 25 Hz, or each notification's as it is decoded.
     var pace = WatchPace.batched
     /// Set after an oversized request or a refusal: flush what is queued, then close; read nothing more.
@@ -511,6 +517,7 @@ struct ServerLoop {
         guard let index = clients.firstIndex(where: { $0 === client }) else { return }
         clients.remove(at: index)
         close(client.descriptor)
+        client.closed = true
         updateWatcherCount()
         server.recorder?.requests.post(.clientGone(id: client.id))
         logger.info("Client disconnected", metadata: ["client.pid": "\(client.pid)", "client.reason": "\(reason)"])
@@ -520,6 +527,7 @@ struct ServerLoop {
 
     /// Queues `line` and tries to write at once. A client whose queue passes the backlog limit is dropped.
     mutating func send(_ line: String, to client: Client) {
+        guard !client.closed else { return }
         // A line larger than the limit still goes to a client that has caught up; a backlog does not grow past it.
         if client.pendingBytes > 0 && client.pendingBytes + line.utf8.count > server.backlogLimit {
             logger.warning("Slow client dropped", metadata: [
@@ -534,14 +542,19 @@ struct ServerLoop {
     /// Bytes queued for every client together.
     var backlogBytes: Int { clients.reduce(0) { $0 + $1.pendingBytes } }
 
-    /// Drops the clients furthest behind until all backlogs together fit the budget (only clients that do not
-    /// read hold a backlog, so this scans a handful of clients on a rare path).
+    /// Drops the clients that have been behind longest until all backlogs together fit the budget. Longest, not
+    /// largest: a client that never reads has been behind since its first lines, while one that reads but was
+    /// descheduled for a second holds as many bytes yet catches up as soon as it runs (only clients that do not read
+    /// hold a backlog, so this scans a handful of clients on a rare path).
     private mutating func keepWithinBudget() {
-        while backlogBytes > server.clientBudgetBytes, let furthest = clients.max(by: { $0.pendingBytes < $1.pendingBytes }) {
+        while backlogBytes > server.clientBudgetBytes,
+            let stalest = clients.compactMap({ client in client.behindSince.map { (client, $0) } })
+                .min(by: { $0.1 < $1.1 })?.0
+        {
             logger.warning("Slow client dropped: all clients' backlogs are over the budget", metadata: [
-                "client.pid": "\(furthest.pid)", "client.backlogBytes": "\(furthest.pendingBytes)",
+                "client.pid": "\(stalest.pid)", "client.backlogBytes": "\(stalest.pendingBytes)",
                 "clients.budgetBytes": "\(server.clientBudgetBytes)"])
-            remove(furthest, reason: "over the clients' budget")
+            remove(stalest, reason: "over the clients' budget")
         }
     }
 
@@ -553,12 +566,15 @@ struct ServerLoop {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                return errno == EAGAIN
+                guard errno == EAGAIN else { return false }
+                if client.behindSince == nil { client.behindSince = .now }
+                return true
             }
             client.outputStart += written
         }
         client.output.removeAll(keepingCapacity: client.output.capacity <= 65536)
         client.outputStart = 0
+        client.behindSince = nil
         return true
     }
 
