@@ -72,10 +72,7 @@ public final class Daemon: Sendable {
             } catch {
                 throw .replay(error)
             }
-            profile = choice.profile
-            if profile.identifier == FrezDyno.identifier {
-                profile = FrezDyno(calibration: configuration.radio?.calibration ?? configuration.file.device.calibration)
-            }
+            profile = choice.profile.calibrated(configuration.file.device.calibration)
             forceHandle = choice.handle
             controlHandle = choice.controlHandle
             source = ReplaySource(
@@ -83,7 +80,7 @@ public final class Daemon: Sendable {
                 keepsStreamOpen: configuration.replayKeepsStreamOpen, logger: logger)
         } else if let radio {
             // The configuration key is checked against the table when the file is read; a name from code is not.
-            profile = DeviceProfiles.named(radio.profile, calibration: radio.calibration) ?? profile
+            profile = DeviceProfiles.named(radio.profile, calibration: configuration.file.device.calibration) ?? profile
             if profile.transport == .advertisement {
                 let advertising = AdvertisementSource(
                     configuration: radio, profile: profile, ring: ring, status: status, outbox: recorderChannels.replies,
@@ -103,7 +100,7 @@ public final class Daemon: Sendable {
         } else {
             source = IdleSource(ring: ring)
         }
-        if let frez = profile as? FrezDyno, frez.calibration == nil { throw .missingCalibration(device: frez.name) }
+        if profile.lacksCalibration { throw .missingCalibration(device: profile.name) }
         status.update { [identifier = profile.identifier] in $0.profile = identifier }
         // The watchdog confirms liveness only while none of these threads is stuck in one wake-up.
         let liveness = ThreadLiveness()

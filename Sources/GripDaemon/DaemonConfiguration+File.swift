@@ -14,7 +14,6 @@ extension DaemonConfiguration {
             profile: file.device.profile, address: deviceAddress?.uppercased() ?? file.device.address, namePrefix: file.device.namePrefix,
             adapter: file.device.adapter, notifyMode: file.device.notify == .acquire ? .acquire : .start,
             sleepWhenIdle: file.device.sleepWhenIdle)
-        radio?.calibration = file.device.calibration
         access = AccessContext(bypass: file.entitlements.bypass, policy: access.policy)
         self.file = file
     }

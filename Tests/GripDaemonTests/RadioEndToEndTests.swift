@@ -243,11 +243,11 @@ extension DaemonHarness {
             configuration.replayWaitsForWatcher = false
             var radio = RadioConfiguration(
                 profile: profile, notifyMode: notify, sleepWhenIdle: sleepWhenIdle, busAddress: fake.address)
-            radio.calibration = calibration
             radio.retryInterval = .milliseconds(100)
             radio.discoveryTimeout = .seconds(2)
             radio.connectBackoff = .milliseconds(20)
             configuration.radio = radio
+            configuration.file.device.calibration = calibration
             configuration.sessionGap = sessionGap
         }
     }

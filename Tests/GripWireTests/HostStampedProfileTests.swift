@@ -1,3 +1,4 @@
+import GripSimulator
 import GripWire
 import Testing
 
@@ -79,7 +80,7 @@ struct HostStampedProfileTests {
     @Test("host clock: arrival jitter of ±15 ms leaves the samples evenly spaced at the device's rate")
     func jitterIsSmoothed() {
         var clock = HostStampedClock(nominalHz: 80)
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 80)  // seeded: a failure replays the same arrivals
         var stamps: [Int64] = []
         // 3 samples every 37.5 ms, each frame arriving 0–15 ms late (a connection event's wait).
         for frame in 0..<400 {
@@ -186,5 +187,13 @@ struct HostStampedProfileTests {
         let outcome = bytes.withUnsafeBytes { decoder.decode($0, hostMicros: 0) { _ in } }
         #expect(outcome == .rejected(.nonFinite))
         #expect((DeviceProfiles.named("frez", calibration: 0.0002) as? FrezDyno)?.calibration == 0.0002)
+    }
+
+    @Test("only the Frez Dyno needs a calibration coefficient; every other profile is complete without one")
+    func calibrationIsTheFrezDynosAlone() {
+        let lacking = DeviceProfiles.all.filter(\.lacksCalibration).map(\.identifier)
+        #expect(lacking == ["frez"])
+        #expect(DeviceProfiles.all.allSatisfy { !$0.calibrated(0.0001).lacksCalibration })
+        #expect(DeviceProfiles.named("progressor", calibration: 0.0001)?.identifier == "progressor")
     }
 }

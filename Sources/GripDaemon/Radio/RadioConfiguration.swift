@@ -10,8 +10,6 @@ public struct RadioConfiguration: Sendable, Equatable {
 
     /// Which kind of device to drive: an identifier of `DeviceProfiles` (`progressor`).
     public var profile: String
-    /// The Frez Dyno's calibration coefficient (kg per ADC count), `[device] calibration`.
-    public var calibration: Double?
     /// The device's address (`AA:BB:CC:DD:EE:FF`); nil = the first device whose name starts with `namePrefix`,
     /// else the first advertising the profile's service UUID.
     public var address: String?

@@ -101,16 +101,12 @@ public enum CaptureReplay {
         guard let choice = verdict.choice else {
             throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false)
         }
-        if choice.profile.identifier == FrezDyno.identifier {
-            let frez = FrezDyno(calibration: options.calibration)
-            let report = consume(ring: ring, profile: frez, choice: choice, options: options, verdict: verdict,
-                                 timedObserver: timedObserver)
-            // Read to the end all the same, so the reader thread finishes; without a coefficient nothing decoded.
-            guard options.calibration != nil else { throw .needsCalibration(device: frez.name) }
-            return report
-        }
-        return consume(ring: ring, profile: choice.profile, choice: choice, options: options, verdict: verdict,
-                       timedObserver: timedObserver)
+        let profile = choice.profile.calibrated(options.calibration)
+        let report = consume(ring: ring, profile: profile, choice: choice, options: options, verdict: verdict,
+                             timedObserver: timedObserver)
+        // Read to the end all the same, so the reader thread finishes; without a coefficient nothing decoded.
+        guard !profile.lacksCalibration else { throw .needsCalibration(device: profile.name) }
+        return report
     }
 
     /// The consumer, for the chosen profile: pops, decodes and segments until the end-of-stream entry.

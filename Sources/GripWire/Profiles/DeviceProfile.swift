@@ -47,11 +47,22 @@ public protocol DeviceProfile: Sendable {
     /// Whether a notification value has the shape of this device's data frames; used to guess the force handle
     /// when a capture has no GATT discovery.
     func looksLikeDataFrame(_ bytes: some Collection<UInt8>) -> Bool
+
+    // MARK: Per-device calibration
+
+    /// This profile with the user's calibration coefficient (`[device] calibration`, `replay --calibration`), for a
+    /// device whose frames carry raw counts; a device that reports kilograms ignores it.
+    func calibrated(_ coefficient: Double?) -> any DeviceProfile
+    /// True when the device's frames carry raw counts and no coefficient was given: nothing would decode, so the
+    /// daemon and replay refuse to start and say where to set one.
+    var lacksCalibration: Bool { get }
 }
 
 extension DeviceProfile {
     public var manufacturerID: UInt16? { nil }
     public var controlSharesDataService: Bool { true }
+    public func calibrated(_ coefficient: Double?) -> any DeviceProfile { self }
+    public var lacksCalibration: Bool { false }
 }
 
 /// How a device delivers its force frames.
@@ -134,11 +145,10 @@ public enum DeviceProfiles {
     /// Every identifier, for messages ("progressor, forceboard, …").
     public static var identifiers: [String] { all.map(\.identifier) }
 
-    /// The profile with this identifier (`progressor`), if any; `calibration` configures the one that needs it
-    /// (the Frez Dyno's `[device] calibration`).
+    /// The profile with this identifier (`progressor`), if any, with `calibration` applied
+    /// (``DeviceProfile/calibrated(_:)``).
     public static func named(_ identifier: String, calibration: Double? = nil) -> (any DeviceProfile)? {
-        if identifier == FrezDyno.identifier { return FrezDyno(calibration: calibration) }
-        return all.first { $0.identifier == identifier }
+        all.first { $0.identifier == identifier }?.calibrated(calibration)
     }
 
     /// The profile whose data characteristic has this UUID, if any.

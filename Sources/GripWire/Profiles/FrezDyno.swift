@@ -49,6 +49,9 @@ public struct FrezDyno: DeviceProfile {
         Self.commands.first { $0.1.elementsEqual(bytes) }?.0
     }
 
+    public func calibrated(_ coefficient: Double?) -> any DeviceProfile { FrezDyno(calibration: coefficient) }
+    public var lacksCalibration: Bool { calibration == nil }
+
     public func makeDecoder() -> FrezDecoder { FrezDecoder(coefficient: calibration.map(Float.init) ?? .nan) }
 
     public func looksLikeDataFrame(_ bytes: some Collection<UInt8>) -> Bool {
