@@ -49,6 +49,17 @@ struct GoldenReplayTests {
         fileName.hasPrefix("frez-") ? ReplayOptions(calibration: SimulatedDevice.frezCalibration) : ReplayOptions()
     }
 
+    @Test("a Frez Dyno capture replayed without --calibration is refused with where to give it, not stored as zeros")
+    func frezCaptureNeedsCalibration() throws {
+        let path = CaptureFixtures.capturesDirectory.appendingPathComponent("frez-dyno-rfd.btsnoop").path
+        #expect {
+            try CaptureReplay.run(path: path)
+        } throws: { error in
+            guard case ReplayError.needsCalibration(let device) = error else { return false }
+            return device == "Frez Dyno" && "\(error)".contains("--calibration")
+        }
+    }
+
     static let progressorSessions = CaptureCatalog.all.filter { $0.session.device == .progressor }.map(\.name)
     static let otherDeviceSessions = CaptureCatalog.all.filter { $0.session.device != .progressor }.map(\.name)
 
