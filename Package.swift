@@ -25,8 +25,10 @@ var package = Package(
         .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
         .executable(name: "griptrackd", targets: ["griptrackd"]),
         .library(name: "GripStore", targets: ["GripStore"]),
-        // For Benchmarks/ (the replay benchmark renders its long capture with the simulator).
+        // For Benchmarks/ (the replay benchmark renders its long capture with the simulator; the D-Bus signal → ring
+        // benchmark drives GripBlueZ's notification fast path).
         .library(name: "GripSimulator", targets: ["GripSimulator"]),
+        .library(name: "GripBlueZ", targets: ["GripBlueZ"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GripStream", package: "griptrack"),
                 .product(name: "GripWire", package: "griptrack"),
+                .product(name: "GripBlueZ", package: "griptrack"),
             ],
             path: "Benchmarks/RingBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],

@@ -15,4 +15,5 @@ let benchmarks: @Sendable () -> Void = {
     registerRingSingleThreadBenchmarks()
     registerRingTwoThreadBenchmarks()
     registerPipelineBenchmarks()
+    registerDBusSignalBenchmarks()
 }

@@ -103,6 +103,12 @@ final class OwnedMessage: @unchecked Sendable {
         return unsafe OwnedMessage(taking: raw)
     }
 
+    /// A signal message: `dbus_message_new_signal`. Nil only when out of memory.
+    static func signal(path: String, interface: String, member: String) -> OwnedMessage? {
+        guard let raw = unsafe dbus_message_new_signal(path, interface, member) else { return nil }
+        return unsafe OwnedMessage(taking: raw)
+    }
+
     /// `dbus_message_get_type` (CDBUS_MESSAGE_TYPE_*).
     var type: Int32 { unsafe dbus_message_get_type(raw) }
     /// `dbus_message_get_path`.
@@ -606,6 +612,8 @@ final class Notifications: @unchecked Sendable {
     /// Reads: `dbus_message_get_type`, `_get_member`, `_get_interface`, `_get_path`, `dbus_message_iter_init`,
     /// `_get_arg_type`, `_get_basic`, `_next`, `_recurse`, `_get_fixed_array`.
     // HOT PATH: no allocation, lock, syscall (besides clock_gettime's vDSO) or log.
+    func deliver(_ message: OwnedMessage) -> Bool { unsafe deliver(message.raw) }
+
     fileprivate func deliver(_ message: OpaquePointer) -> Bool {
         guard !routes.isEmpty, unsafe dbus_message_get_type(message) == CDBUS_MESSAGE_TYPE_SIGNAL,
               let member = unsafe dbus_message_get_member(message), unsafe Self.equal(member, Self.propertiesChanged),
