@@ -89,15 +89,44 @@ public final class BlueZClient: Sendable {
     public func discover(
         _ criteria: DeviceCriteria, adapter name: String? = nil, timeout: Duration = .seconds(20)
     ) async throws(GripBlueZError) -> DeviceInfo {
+        try await discover(anyOf: [criteria], adapter: name, timeout: timeout)
+    }
+
+    /// Finds a device matching any of `criteria`, earlier criteria first (a device named as configured wins over one
+    /// that only advertises the service). One discovery runs for the whole wait and is stopped at the end; griptrack
+    /// sleeps in between, woken only by what BlueZ reports, so a daemon waiting for a device that is out of range
+    /// costs no periodic wake-ups and never restarts the scan.
+    /// - Parameters:
+    ///   - criteria: each one's given fields must all match; the UUID filter is their union when every criterion
+    ///     names a service, else none (a name is only seen without one).
+    ///   - adapter: `hci0`-style name, nil for the first adapter.
+    ///   - timeout: how long to scan; nil waits until a device appears or the task is cancelled.
+    /// - Throws: `.deviceNotFound` after `timeout`; the adapter errors of `adapter(_:)` at the start and when
+    ///   bluetoothd or the adapter goes away during the wait; `.methodFailed` when BlueZ refuses to scan; `.closed`
+    ///   when cancelled or the connection closes.
+    public func discover(
+        anyOf criteria: [DeviceCriteria], adapter name: String? = nil, timeout: Duration?
+    ) async throws(GripBlueZError) -> DeviceInfo {
         let adapter = try await adapter(name)
-        let best: @Sendable (ObjectCache) -> DeviceInfo? = { cache in
-            Self.devices(in: cache, adapter: adapter.path).filter(criteria.matches)
-                .max { ($0.rssi ?? -127) < ($1.rssi ?? -127) }
+        let outcome: @Sendable (ObjectCache) -> Result<DeviceInfo, GripBlueZError>? = { cache in
+            switch Self.findAdapter(name, in: cache) {
+            case .failure(let error): return .failure(error)
+            case .success(let current) where !current.powered: return .failure(.adapterPoweredOff(adapter: current.name))
+            case .success: break
+            }
+            let seen = Self.devices(in: cache, adapter: adapter.path)
+            for candidate in criteria {
+                if let best = seen.filter(candidate.matches).max(by: { ($0.rssi ?? -127) < ($1.rssi ?? -127) }) {
+                    return .success(best)
+                }
+            }
+            return nil
         }
-        if let known = await connection.perform({ [cache] in best(cache) }), let known { return known }
+        if case .success(let known)?? = await connection.perform({ [cache] in outcome(cache) }) { return known }
 
         var filter: [String: DBusValue] = ["Transport": .string("le")]
-        if let uuid = criteria.serviceUUID { filter["UUIDs"] = .strings([uuid.lowercased()]) }
+        let uuids = criteria.compactMap { $0.serviceUUID?.lowercased() }
+        if !uuids.isEmpty, uuids.count == criteria.count { filter["UUIDs"] = .strings(uuids) }
         try await connection.call(BlueZ.service, adapter.path, BlueZ.adapter, "SetDiscoveryFilter",
                                   [.properties(filter)], timeout: .seconds(5))
         do {
@@ -107,9 +136,14 @@ public final class BlueZClient: Sendable {
         } catch .methodFailed(_, _, BlueZ.Error.notReady, _) {
             throw .adapterPoweredOff(adapter: adapter.name)
         }
-        let found = await cache.wait(timeout: timeout) { [cache] _ in best(cache) }
+        let found = await cache.wait(timeout: timeout) { [cache] _ in outcome(cache) }
         _ = try? await connection.call(BlueZ.service, adapter.path, BlueZ.adapter, "StopDiscovery", timeout: .seconds(5))
-        guard let found else { throw .deviceNotFound(criteria: criteria.description, seconds: timeout.seconds) }
-        return found
+        switch found {
+        case .success(let device)?: return device
+        case .failure(let error)?: throw error
+        case nil:
+            guard let timeout, !Task.isCancelled else { throw .closed }
+            throw .deviceNotFound(criteria: criteria.map(\.description).joined(separator: "; or "), seconds: timeout.seconds)
+        }
     }
 }

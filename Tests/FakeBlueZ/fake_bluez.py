@@ -118,7 +118,8 @@ class Fake:
         self.adapters = {}        # path -> {'discovery': {sender: filter}, }
         self.devices = {}         # path -> device record (dict)
         self.chars = {}           # path -> characteristic record (dict)
-        self.stats = {'notificationsSent': 0, 'notificationsDropped': 0, 'connectCalls': 0, 'disconnectCalls': 0}
+        self.stats = {'notificationsSent': 0, 'notificationsDropped': 0, 'connectCalls': 0, 'disconnectCalls': 0,
+                      'startDiscoveryCalls': 0}
         self.bus.add_signal_receiver(self._name_owner_changed, signal_name='NameOwnerChanged',
                                      dbus_interface='org.freedesktop.DBus', bus_name='org.freedesktop.DBus')
 
@@ -188,6 +189,7 @@ class Fake:
         return uuids
 
     def discover_tick(self, adapter):
+        '''A discovery's first report: every matching device, new ones exported, known ones with a fresh RSSI.'''
         state = self.adapters.get(adapter)
         if state is None or not state['discovery']:
             return False
@@ -201,7 +203,27 @@ class Fake:
                 self.export_device(path)
             else:
                 self.set_props(path, DEVICE_IFACE, {'RSSI': dbus.Int16(device['rssi'])})
+        if not state.get('watching_arrivals'):
+            state['watching_arrivals'] = True
+            GLib.timeout_add(250, self.arrival_tick, adapter)
         return False
+
+    def arrival_tick(self, adapter):
+        '''While discovering, a device that starts advertising (added after the scan began) is reported, as
+        bluetoothd does when its first advertisement is heard; the scan is not restarted for it.'''
+        state = self.adapters.get(adapter)
+        if state is None or not state['discovery']:
+            if state is not None:
+                state['watching_arrivals'] = False
+            return False
+        uuids = self.merged_uuid_filter(adapter)
+        for path, device in self.devices.items():
+            if device['adapter'] != adapter or device['exported']:
+                continue
+            if uuids is not None and not uuids.intersection(u.lower() for u in device['uuids']):
+                continue
+            self.export_device(path)
+        return True
 
     # ---------------------------------------------------------------- devices and GATT
 
@@ -529,6 +551,7 @@ class AdapterMethods:
             raise _err('InProgress', 'Operation already in progress')
         was_discovering = bool(state['discovery'])
         state['discovery'][sender] = True
+        FAKE.stats['startDiscoveryCalls'] += 1
         if not was_discovering:
             FAKE.set_props(self.path, ADAPTER_IFACE, {'Discovering': dbus.Boolean(True)})
             # An advertising device's data plays from the start of a discovery.
@@ -888,7 +911,7 @@ def IsNotifyAcquired(self, char):
 
 @dbus.service.method(MOCK_IFACE, in_signature='', out_signature='a{st}')
 def GetStats(self):
-    '''Counters: notificationsSent, notificationsDropped, connectCalls, disconnectCalls.'''
+    '''Counters: notificationsSent, notificationsDropped, connectCalls, disconnectCalls, startDiscoveryCalls.'''
     return dbus.Dictionary({k: dbus.UInt64(v) for k, v in FAKE.stats.items()}, signature='st')
 
 

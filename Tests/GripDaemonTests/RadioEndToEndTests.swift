@@ -214,6 +214,29 @@ struct RadioEndToEndTests {
         try await idle.stop()
     }
 
+    @Test("with the device out of range one scan runs, unrestarted; STATUS says why; the device is connected once it advertises")
+    func searchesWithOneScan() async throws {
+        let fake = try FakeBlueZ(parameters: ["progressor": false, "resolveDelayMs": 5])
+        defer { fake.stop() }
+        let harness = try await DaemonHarness.radio(fake: fake).started()  // discoveryTimeout 2 s
+        try await Task.sleep(for: .milliseconds(4_500))
+        let device = try #require(try await harness.status()["device"] as? [String: Any])
+        #expect(device["state"] as? String == "searching")
+        #expect((device["problem"] as? String)?.hasPrefix("No device matching name prefix \"Progressor\"") == true)
+        // Restarting the scan per criterion and per timeout, as before, made 3 scans in 4.5 s.
+        #expect(try await fake.stat("startDiscoveryCalls") == 1)
+        try await fake.mock(
+            "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress), .string("Progressor_1234"),
+            .boolean(false))
+        var state: String?
+        for _ in 0..<250 where state != "streaming" {
+            state = (try await harness.status()["device"] as? [String: Any])?["state"] as? String
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(state == "streaming")
+        try await harness.stop()
+    }
+
     @Test("without bluetoothd the daemon keeps serving and reports why it is searching")
     func noBluetoothd() async throws {
         let fake = try FakeBlueZ(parameters: [:])

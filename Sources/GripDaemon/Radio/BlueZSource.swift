@@ -112,6 +112,8 @@ final class BlueZSource: Service, CustomStringConvertible {
     }
 
     /// The configured address; else a device named with the prefix; else one advertising the profile's service.
+    /// One scan runs until one appears (no restarts, no polling: a daemon whose device is away sleeps); after
+    /// `discoveryTimeout` without one, STATUS says so once, and the scan goes on.
     private func find(with client: BlueZClient) async throws(GripBlueZError) -> DeviceInfo {
         let criteria: [DeviceCriteria]
         if let address = configuration.address {
@@ -121,16 +123,16 @@ final class BlueZSource: Service, CustomStringConvertible {
             criteria = (namePrefix.map { [DeviceCriteria(namePrefix: $0)] } ?? [])
                 + [DeviceCriteria(serviceUUID: profile.serviceUUID)]
         }
-        var notFound: GripBlueZError?
-        for candidate in criteria {
-            do {
-                return try await client.discover(candidate, adapter: configuration.adapter, timeout: configuration.discoveryTimeout)
-            } catch {
-                guard case .deviceNotFound = error else { throw error }
-                notFound = error
-            }
+        let notYet = GripBlueZError.deviceNotFound(
+            criteria: criteria.map(\.description).joined(separator: "; or "), seconds: configuration.discoveryTimeout.seconds)
+        let report = Task { [continuation, configuration, logger] in
+            try? await Task.sleep(for: configuration.discoveryTimeout)
+            guard !Task.isCancelled else { return }
+            logger.notice("No device seen yet; still scanning", metadata: ["error": "\(notYet)"])
+            continuation.yield(.searching(problem: notYet.description))
         }
-        throw notFound ?? .deviceNotFound(criteria: "\(criteria)", seconds: configuration.discoveryTimeout.seconds)
+        defer { report.cancel() }
+        return try await client.discover(anyOf: criteria, adapter: configuration.adapter, timeout: nil)
     }
 
     private func makeConnection(client: BlueZClient, address: String) -> DeviceConnection {
