@@ -58,7 +58,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     }
 
     func run() async throws {
-        await ServiceThread.run(name: "griptrack-consumer") { [self] in consume() }
+        await ServiceThread.run(name: "gt-consumer") { [self] in consume() }
         try? await gracefulShutdown()
     }
 

@@ -30,7 +30,7 @@ final class ReplaySource: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        async let produced: Void = ServiceThread.run(name: "griptrack-replay") { [self] in produce() }
+        async let produced: Void = ServiceThread.run(name: "gt-replay") { [self] in produce() }
         try? await gracefulShutdown()
         stopping.store(true, ordering: .relaxed)
         gate.open()

@@ -131,7 +131,7 @@ final class SocketServer: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        async let served: Void = ServiceThread.run(name: "griptrack-socket") { [self] in
+        async let served: Void = ServiceThread.run(name: "gt-socket") { [self] in
             var loop = ServerLoop(server: self, listenDescriptor: listenDescriptor, stopDescriptor: stop.readDescriptor)
             loop.run()
         }

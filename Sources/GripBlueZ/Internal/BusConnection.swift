@@ -74,7 +74,7 @@ package final class BusConnection: @unchecked Sendable {
             raw.close()
             throw .busUnavailable(address: address, dbusError: "org.freedesktop.DBus.Error.NoMemory", message: "install")
         }
-        guard let thread = OSThread.start({ connection.runLoop() }) else {
+        guard let thread = OSThread.start(name: "gt-dbus", { connection.runLoop() }) else {
             raw.close()
             throw .busUnavailable(address: address, dbusError: "org.freedesktop.DBus.Error.Failed", message: "thread")
         }

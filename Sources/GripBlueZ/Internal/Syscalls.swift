@@ -74,6 +74,15 @@ enum Syscall {
 }
 
 /// A dedicated OS thread (the D-Bus loop must not run on the cooperative pool: it blocks in poll).
+/// Names the calling thread. `pthread_setname_np` needs `_GNU_SOURCE`, which Glibc's module does not define;
+/// writing `/proc/thread-self/comm` is the same kernel operation (names longer than 15 bytes are cut there).
+private func nameCurrentThread(_ name: String) {
+    let descriptor = unsafe open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = unsafe name.withCString { unsafe write(descriptor, $0, strlen($0)) }
+    close(descriptor)
+}
+
 struct OSThread: Sendable {
     private let handle: pthread_t
 
@@ -82,9 +91,14 @@ struct OSThread: Sendable {
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
-    /// `pthread_create`; the body owns the thread until it returns.
-    static func start(_ body: @escaping @Sendable () -> Void) -> OSThread? {
-        let context = unsafe Unmanaged.passRetained(Body(body)).toOpaque()
+    /// `pthread_create`; the body owns the thread until it returns. `name` (at most 15 bytes, Linux's limit) is what
+    /// `top -H` and `/proc/PID/task/*/comm` show.
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> OSThread? {
+        let named: @Sendable () -> Void = {
+            nameCurrentThread(name)
+            body()
+        }
+        let context = unsafe Unmanaged.passRetained(Body(named)).toOpaque()
         var handle = pthread_t()
         let result = unsafe pthread_create(&handle, nil, { context in
             let body = unsafe Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()

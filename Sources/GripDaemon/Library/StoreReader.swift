@@ -38,7 +38,7 @@ final class StoreReader: Service, CustomStringConvertible {
     deinit { stop.close() }
 
     func run() async throws {
-        async let served: Void = ServiceThread.run(name: "griptrack-reader") { [self] in loop() }
+        async let served: Void = ServiceThread.run(name: "gt-reader") { [self] in loop() }
         try? await gracefulShutdown()
         stop.signal()
         await served

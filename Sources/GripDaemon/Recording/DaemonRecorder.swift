@@ -78,7 +78,7 @@ final class DaemonRecorder: Service, CustomStringConvertible {
     deinit { stop.close() }
 
     func run() async throws {
-        async let recorded: Void = ServiceThread.run(name: "griptrack-recorder") { [self] in
+        async let recorded: Void = ServiceThread.run(name: "gt-recorder") { [self] in
             var loop = RecorderLoop(recorder: self, stopDescriptor: stop.readDescriptor)
             loop.run()
         }

@@ -92,7 +92,7 @@ public enum CaptureReplay {
         let producer = Thread {
             feed(path: path, option: options.handle, into: ring, speed: options.speed, verdict: verdict)
         }
-        producer.name = "griptrack-replay-reader"
+        producer.name = "gt-capture"
         producer.start()
 
         // The producer publishes its choice before it pushes the first entry, so the ring's hand-off orders the
