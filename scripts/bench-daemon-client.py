@@ -12,7 +12,6 @@ import sys
 import threading
 import time
 
-TICK_US = 12500  # device µs between samples (one sample per notification)
 
 
 def cpu_ticks(pid):
@@ -71,6 +70,7 @@ def main():
     for name in ('--daemon', '--config', '--socket', '--db', '--emit-log', '--result'):
         parser.add_argument(name, required=True)
     parser.add_argument('--seconds', type=int, default=30)
+    parser.add_argument('--rate', type=int, default=80, help='notifications (one sample each) per second')
     parser.add_argument('--run', type=int, default=1)
     parser.add_argument('--pace', choices=('batched', 'immediate'), default='batched')
     parser.add_argument('--watchers', type=int, default=1, help='watching clients in all (one measures, the rest read)')
@@ -115,7 +115,7 @@ def main():
             if start is None:
                 start = now  # first samples: warm up 3 s, then measure
             for t in message['t']:
-                received.append((now, int(round(t * 1e6 / TICK_US))))
+                received.append((now, int(round(t * args.rate))))
             elapsed = (now - start) / 1e9
             if window is None and elapsed >= 3:
                 window = (now, cpu_ticks(daemon.pid), write_bytes(daemon.pid))

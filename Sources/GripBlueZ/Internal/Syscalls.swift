@@ -73,7 +73,6 @@ enum Syscall {
     }
 }
 
-/// A dedicated OS thread (the D-Bus loop must not run on the cooperative pool: it blocks in poll).
 /// Names the calling thread. `pthread_setname_np` needs `_GNU_SOURCE`, which Glibc's module does not define;
 /// writing `/proc/thread-self/comm` is the same kernel operation (names longer than 15 bytes are cut there).
 private func nameCurrentThread(_ name: String) {
@@ -83,6 +82,7 @@ private func nameCurrentThread(_ name: String) {
     close(descriptor)
 }
 
+/// A dedicated OS thread (the D-Bus loop must not run on the cooperative pool: it blocks in poll).
 struct OSThread: Sendable {
     private let handle: pthread_t
 
