@@ -68,20 +68,27 @@ struct HandOffBatch<Event: HandOffEvent>: Sendable {
 /// - The consumer calls `offer` once per popped batch: it takes the lock only if it is free (never waits), moves
 ///   its batch in if there is room (else counts it as dropped), and signals the wake pipe only when the shared batch
 ///   was empty, so the receiver wakes once per hand-off burst, not per sample.
-/// - The receiver calls `take` when the wake pipe is readable.
+/// - With `samplesPerWake`, samples alone do not wake the receiver until that many wait: only the first event
+///   does. The recorder takes its feed this way, on its own commit schedule, instead of waking per notification.
+/// - The receiver calls `take` when the wake pipe is readable (and, with `samplesPerWake`, whenever it likes).
 final class HandOff<Event: HandOffEvent>: Sendable {
     /// The most samples (and, separately, events) waiting for the socket thread.
     let sampleLimit: Int
     let eventLimit: Int
+    /// Samples that wake the receiver by themselves; nil = any hand-off does.
+    let samplesPerWake: Int?
     private let shared: Mutex<HandOffBatch<Event>>
     private let watchers = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     /// Signalled by the consumer, watched by the socket thread's poll loop.
     let wake: WakePipe
 
-    init(sampleLimit: Int = 1 << 16, eventLimit: Int = 4096, purpose: String = "fan-out") throws(DaemonError) {
+    init(
+        sampleLimit: Int = 1 << 16, eventLimit: Int = 4096, samplesPerWake: Int? = nil, purpose: String = "fan-out"
+    ) throws(DaemonError) {
         self.sampleLimit = sampleLimit
         self.eventLimit = eventLimit
+        self.samplesPerWake = samplesPerWake
         shared = Mutex(HandOffBatch())
         wake = try WakePipe(purpose: purpose)
     }
@@ -103,6 +110,8 @@ final class HandOff<Event: HandOffEvent>: Sendable {
         if batch.isEmpty { return true }
         let result: Bool?? = shared.withLockIfAvailable { shared in
             let wasEmpty = shared.isEmpty
+            let hadEvents = !shared.events.isEmpty
+            let samplesBefore = shared.micros.count
             if wasEmpty {
                 swap(&shared, &batch)
             } else if shared.micros.count + batch.micros.count <= sampleLimit
@@ -112,19 +121,21 @@ final class HandOff<Event: HandOffEvent>: Sendable {
             } else {
                 return Optional<Bool>.none
             }
-            return wasEmpty
+            guard let samplesPerWake else { return wasEmpty }
+            return (!hadEvents && !shared.events.isEmpty)
+                || (samplesBefore < samplesPerWake && shared.micros.count >= samplesPerWake)
         }
         guard let outcome = result else {
             // Busy: keep the batch unless it alone is too big to ever fit.
             if batch.micros.count > sampleLimit || batch.events.count > eventLimit { drop(&batch) }
             return false
         }
-        guard let wasEmpty = outcome else {
+        guard let wakes = outcome else {
             drop(&batch)
             return true
         }
         batch.removeAll()
-        if wasEmpty { signal() }
+        if wakes { signal() }
         return true
     }
 

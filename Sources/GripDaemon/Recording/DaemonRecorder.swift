@@ -7,9 +7,11 @@ import ServiceLifecycle
 ///
 /// It runs its own `poll(2)` loop over three wake pipes: the recorder feed (every sample and segment event from the
 /// consumer thread, plus the outcome of each command it applied), the request mailbox (RECORD, STOP, PRO and
-/// disconnects from the socket thread) and a stop pipe. While a recording is stored, the poll timeout is the
-/// chunk writer's next commit deadline; otherwise it sleeps without a timeout, so an idle daemon makes no periodic
-/// wakeups. Replies and RECORDER reports go back to the socket thread through the reply mailbox.
+/// disconnects from the socket thread) and a stop pipe. The feed wakes it for events only (and for every 4096
+/// samples, so the pre-roll window never overflows it): samples wait for the recorder. While a recording is stored,
+/// the poll timeout is the commit tick (every 0.5 s: take the feed, commit everything); otherwise it sleeps without
+/// a timeout, so an idle daemon makes no periodic wakeups and a streaming one about two a second instead of one per
+/// notification. Replies and RECORDER reports go back to the socket thread through the reply mailbox.
 ///
 /// - **Passive mode**: every recording the segmenter opens asks the free plan for a slot
 ///   (`RecordingStore.beginRecording(_:context:now:)`, one IMMEDIATE transaction). A refusal stores nothing: the

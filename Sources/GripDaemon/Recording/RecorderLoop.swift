@@ -52,6 +52,10 @@ struct RecorderLoop {
     private var anchor: (micros: Int64, wall: Date)?
     private var incoming = HandOffBatch<RecorderFeedEvent>()
     private var knownFeedDrops = 0
+    /// While a stored recording is open: when the recorder next takes the feed and commits everything it holds.
+    /// Samples alone do not wake the recorder (`RecorderFeed`'s `samplesPerWake`), so this tick, every `maxWait`
+    /// (0.5 s), is what keeps the crash-loss bound: a sample waits at most one tick before its commit.
+    private var commitTick: ContinuousClock.Instant?
     /// Set while the store refuses writes; samples are held, one retry per backoff step.
     private var storageTrouble: StorageTrouble?
     /// Recordings that ended while the store refused writes: their held samples and summary, committed at the next
@@ -87,7 +91,9 @@ struct RecorderLoop {
                 break
             }
             if descriptors[2].revents != 0 { stopping = true }
-            if descriptors[0].revents != 0 { drainFeed() }
+            // Every wake-up takes the feed (cheap when empty): samples that arrived before a request are placed
+            // before it, and a commit tick needs them.
+            drainFeed()
             if descriptors[1].revents != 0 { handleRequests() }
             flushIfDue()
         }
@@ -98,14 +104,14 @@ struct RecorderLoop {
         logger.info("Recorder stopped")
     }
 
-    /// The next commit deadline (the chunk writer's, or the storage retry while the store fails), or no timeout
-    /// when nothing waits to be committed.
+    /// The next commit deadline (the commit tick or the chunk writer's, or the storage retry while the store fails),
+    /// or no timeout when nothing is being recorded.
     private func timeoutMilliseconds() -> Int32 {
         let deadline: ContinuousClock.Instant
         if let storageTrouble {
             deadline = storageTrouble.retryAt
-        } else if let flush = followed?.writer?.flushDeadline {
-            deadline = flush
+        } else if let tick = commitTick {
+            deadline = followed?.writer?.flushDeadline.map { min($0, tick) } ?? tick
         } else {
             return -1
         }
@@ -121,9 +127,18 @@ struct RecorderLoop {
             retryStorage(now: now)
             return
         }
-        guard let followed, let writer = followed.writer else { return }
+        guard let followed, let writer = followed.writer else {
+            commitTick = nil
+            return
+        }
         do {
-            try writer.flushIfDue(now: now)
+            if let tick = commitTick, now >= tick {
+                try writer.flush()
+                commitTick = now + writer.maxWait
+            } else {
+                if commitTick == nil { commitTick = now + writer.maxWait }
+                try writer.flushIfDue(now: now)
+            }
         } catch {
             storageFailed(error, now: now)
         }
@@ -152,8 +167,9 @@ struct RecorderLoop {
         logger.notice(
             "The store accepts writes again; held samples committed",
             metadata: ["recorder.committedSamples": "\(held)", "recorder.droppedSamples": "\(dropped)"])
-        postToWatchers(ProtocolMessage.recorderStorageRecovered(committedSamples: held, droppedSamples: dropped))
+        // STATUS first: a client that reads the event and then asks must see the same state.
         publish()
+        postToWatchers(ProtocolMessage.recorderStorageRecovered(committedSamples: held, droppedSamples: dropped))
     }
 
     /// Enters the storage-trouble state (once: later failures only move the retry).
@@ -165,9 +181,9 @@ struct RecorderLoop {
         logger.error(
             "The store refuses writes; holding the recording's samples in memory and retrying",
             metadata: ["error": "\(error)", "recorder.heldSamples": "\(held)"])
+        publish()  // before the event, as above
         postToWatchers(ProtocolMessage.recorderStorageFailed(
             problem: trouble.problem, heldSamples: held, retrySeconds: Int(trouble.backoff.components.seconds)))
-        publish()
     }
 
     /// Samples in memory waiting for the store.
