@@ -19,9 +19,11 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])  # utime + stime (fields 14, 15)
 
 
-def rss_kib(pid):
+def rss_kib(pid, field='VmRSS:'):
+    """VmRSS, or with field='RssAnon:' only the anonymous part (heap, stacks): what the process itself owns, as
+    opposed to clean pages of its binary and libraries, which the kernel drops and re-reads under memory pressure."""
     for line in open('/proc/%d/status' % pid):
-        if line.startswith('VmRSS:'):
+        if line.startswith(field):
             return int(line.split()[1])
     return -1
 
@@ -119,10 +121,16 @@ def main():
             elapsed = (now - start) / 1e9
             if window is None and elapsed >= 3:
                 window = (now, cpu_ticks(daemon.pid), write_bytes(daemon.pid))
+                streaming_switches = wakeups(daemon.pid)
             if window is not None and (now - window[0]) / 1e9 >= args.seconds:
                 window_s = (now - window[0]) / 1e9
                 streaming_cpu = 100.0 * (cpu_ticks(daemon.pid) - window[1]) / hz / window_s
                 streaming_rss = rss_kib(daemon.pid)
+                streaming_anon = rss_kib(daemon.pid, 'RssAnon:')
+                streaming_woken = woken_by_name(streaming_switches, wakeups(daemon.pid))
+                print('run %d: wake-ups per second by thread while streaming: %s' % (args.run, json.dumps(
+                    {k: round(v / window_s, 1) for k, v in sorted(streaming_woken.items()) if v})), file=sys.stderr)
+                streaming_wakeups = sum(v for k, v in streaming_woken.items() if k.startswith('gt-')) / window_s
                 # The fake alternates 5 s rest and 5 s pull, so the daemon records automatically all along.
                 written_per_hour = (write_bytes(daemon.pid) - window[2]) * 3600 / window_s
                 break
@@ -157,6 +165,8 @@ def main():
             'samples_matched': len(latencies),
             'cpu_streaming_pct': streaming_cpu,
             'rss_streaming_mib': streaming_rss / 1024,
+            'rss_anon_streaming_mib': streaming_anon / 1024,
+            'own_thread_wakeups_per_s_streaming': streaming_wakeups,
             'cpu_idle_pct': idle_cpu,
             'rss_idle_mib': idle_rss / 1024,
             'idle_wakeups_per_min': sum(woken.values()) * 60 / idle_s,
