@@ -53,9 +53,7 @@ public final class Daemon: Sendable {
                 ])
         }
         let control = PipelineControl(ring: ring)
-        // Samples wait for the recorder's commit tick (or 4096 of them, ~50 s at 80 Hz, for the pre-roll window while
-        // nothing records); events wake it at once.
-        let recorderFeed = try RecorderFeed(samplesPerWake: 4096, purpose: "recorder feed")
+        let recorderFeed = try RecorderFeed(purpose: "recorder feed")
         let recorderChannels = RecorderChannels(
             requests: try Mailbox(purpose: "recorder requests"), replies: try Mailbox(purpose: "replies"))
         var segmenterSettings = SegmenterSettings()

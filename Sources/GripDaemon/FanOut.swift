@@ -68,28 +68,40 @@ struct HandOffBatch<Event: HandOffEvent>: Sendable {
 /// - The consumer calls `offer` once per popped batch: it takes the lock only if it is free (never waits), moves
 ///   its batch in if there is room (else counts it as dropped), and signals the wake pipe only when the shared batch
 ///   was empty, so the receiver wakes once per hand-off burst, not per sample.
-/// - With `samplesPerWake`, samples alone do not wake the receiver until that many wait: only the first event
-///   does. The recorder takes its feed this way, on its own commit schedule, instead of waking per notification.
-/// - The receiver calls `take` when the wake pipe is readable (and, with `samplesPerWake`, whenever it likes).
+/// - At each `take` the receiver says what should wake it next (``SampleWake``): any hand-off, or events only while
+///   it takes samples on its own schedule (the socket thread when every watcher takes SAMPLES batched at 25 Hz, the
+///   recorder on its commit tick), or events and a backlog of samples (the recorder while nothing is recorded).
+///   The first event after a take always wakes it.
+/// - The receiver calls `take` when the wake pipe is readable, and whenever its own schedule says.
 final class HandOff<Event: HandOffEvent>: Sendable {
+    /// What wakes the receiver for samples until its next `take`.
+    enum SampleWake: Sendable, Equatable {
+        /// The first hand-off after the take.
+        case any
+        /// None while the receiver comes back on its own: if this take had samples (else as `.any`).
+        case onOwnSchedule
+        /// Only once this many samples wait (the recorder's pre-roll window, which only needs them eventually).
+        case backlog(Int)
+    }
+
     /// The most samples (and, separately, events) waiting for the socket thread.
     let sampleLimit: Int
     let eventLimit: Int
-    /// Samples that wake the receiver by themselves; nil = any hand-off does.
-    let samplesPerWake: Int?
-    private let shared: Mutex<HandOffBatch<Event>>
+    private struct Shared: Sendable {
+        var batch = HandOffBatch<Event>()
+        /// What wakes the receiver for samples, as its last take said (`.onOwnSchedule` only if that take had samples).
+        var sampleWake = SampleWake.any
+    }
+    private let shared: Mutex<Shared>
     private let watchers = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     /// Signalled by the consumer, watched by the socket thread's poll loop.
     let wake: WakePipe
 
-    init(
-        sampleLimit: Int = 1 << 16, eventLimit: Int = 4096, samplesPerWake: Int? = nil, purpose: String = "fan-out"
-    ) throws(DaemonError) {
+    init(sampleLimit: Int = 1 << 16, eventLimit: Int = 4096, purpose: String = "fan-out") throws(DaemonError) {
         self.sampleLimit = sampleLimit
         self.eventLimit = eventLimit
-        self.samplesPerWake = samplesPerWake
-        shared = Mutex(HandOffBatch())
+        shared = Mutex(Shared())
         wake = try WakePipe(purpose: purpose)
     }
 
@@ -109,21 +121,24 @@ final class HandOff<Event: HandOffEvent>: Sendable {
     func offer(_ batch: inout HandOffBatch<Event>) -> Bool {
         if batch.isEmpty { return true }
         let result: Bool?? = shared.withLockIfAvailable { shared in
-            let wasEmpty = shared.isEmpty
-            let hadEvents = !shared.events.isEmpty
-            let samplesBefore = shared.micros.count
+            let wasEmpty = shared.batch.isEmpty
+            let hadEvents = !shared.batch.events.isEmpty
+            let samplesBefore = shared.batch.micros.count
             if wasEmpty {
-                swap(&shared, &batch)
-            } else if shared.micros.count + batch.micros.count <= sampleLimit
-                && shared.events.count + batch.events.count <= eventLimit
+                swap(&shared.batch, &batch)
+            } else if shared.batch.micros.count + batch.micros.count <= sampleLimit
+                && shared.batch.events.count + batch.events.count <= eventLimit
             {
-                shared.append(contentsOf: batch)
+                shared.batch.append(contentsOf: batch)
             } else {
                 return Optional<Bool>.none
             }
-            guard let samplesPerWake else { return wasEmpty }
-            return (!hadEvents && !shared.events.isEmpty)
-                || (samplesBefore < samplesPerWake && shared.micros.count >= samplesPerWake)
+            let firstEvent = !hadEvents && !shared.batch.events.isEmpty
+            switch shared.sampleWake {
+            case .any: return wasEmpty
+            case .onOwnSchedule: return firstEvent
+            case .backlog(let count): return firstEvent || (samplesBefore < count && shared.batch.micros.count >= count)
+            }
         }
         guard let outcome = result else {
             // Busy: keep the batch unless it alone is too big to ever fit.
@@ -140,9 +155,17 @@ final class HandOff<Event: HandOffEvent>: Sendable {
     }
 
     /// Receiving thread: moves everything waiting into `batch` (which must be empty) and clears the wakeup.
-    func take(into batch: inout HandOffBatch<Event>) {
+    /// - Parameter next: what wakes the receiver for samples from now on.
+    /// - Returns: whether the receiver must come back on its own schedule (`.onOwnSchedule` and samples were taken;
+    ///   a take without samples falls back to `.any`, so a stream that stopped costs no scheduled wake-ups).
+    @discardableResult
+    func take(into batch: inout HandOffBatch<Event>, next: SampleWake = .any) -> Bool {
         wake.drain()
-        shared.withLock { swap(&$0, &batch) }
+        return shared.withLock { shared in
+            swap(&shared.batch, &batch)
+            shared.sampleWake = next == .onOwnSchedule && batch.micros.isEmpty ? .any : next
+            return shared.sampleWake == .onOwnSchedule
+        }
     }
 
     private func drop(_ batch: inout HandOffBatch<Event>) {

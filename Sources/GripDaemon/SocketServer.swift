@@ -202,6 +202,9 @@ struct ServerLoop {
     /// How many of the pending samples immediate watchers already have.
     var immediateSent = 0
     var lastSamplesFlush = ContinuousClock.now - SocketServer.samplesInterval
+    /// The last take had samples and only batched watchers watch: take again when the next SAMPLES line is due
+    /// (the consumer does not wake this thread for samples meanwhile).
+    var takesOnSchedule = false
     var stopping = false
     var nextClientID = 1
     /// The poll set, rebuilt in place on every wake-up (its storage is kept, so a wake-up allocates nothing).
@@ -241,7 +244,7 @@ struct ServerLoop {
                 break
             }
             if pollSet[2].revents != 0 { stopping = true }
-            if pollSet[1].revents != 0 {
+            if pollSet[1].revents != 0 || (takesOnSchedule && ContinuousClock.now >= nextSamplesFlush) {
                 drainFanOut()
             }
             flushSamplesIfDue()
@@ -274,8 +277,8 @@ struct ServerLoop {
     static let clientDescriptorBase = 4
 
     private func timeoutMilliseconds() -> Int32 {
-        guard !pendingMicros.isEmpty else { return -1 }
-        let due = lastSamplesFlush + SocketServer.samplesInterval - ContinuousClock.now
+        guard !pendingMicros.isEmpty || takesOnSchedule else { return -1 }
+        let due = nextSamplesFlush - ContinuousClock.now
         let millis = due.components.seconds * 1000 + due.components.attoseconds / 1_000_000_000_000_000
         return Int32(max(0, min(millis + 1, 1000)))
     }
@@ -401,6 +404,8 @@ struct ServerLoop {
             client.watching = enable
             updateWatcherCount()
             send(ProtocolMessage.watch(enabled: enable, pace: client.pace), to: client)
+            // An immediate watcher must be woken per notification from now on: take now, without the schedule.
+            if enable && client.pace == .immediate && takesOnSchedule { drainFanOut() }
             if enable {
                 server.gate.open()
                 server.device?.resume()
@@ -586,8 +591,14 @@ struct ServerLoop {
 
     // MARK: Fan-out
 
+    /// When batched SAMPLES are next due.
+    private var nextSamplesFlush: ContinuousClock.Instant { lastSamplesFlush + SocketServer.samplesInterval }
+
     private mutating func drainFanOut() {
-        server.fanOut.take(into: &incoming)
+        // With only batched watchers, the thread takes the samples when the next line is due instead of being woken
+        // for each notification (25 wake-ups a second instead of one per notification; events still wake it).
+        let onlyBatched = !clients.contains { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush }
+        takesOnSchedule = server.fanOut.take(into: &incoming, next: onlyBatched ? .onOwnSchedule : .any)
         var consumed = 0
         for (samplesBefore, output) in incoming.events {
             pendingMicros.append(contentsOf: incoming.micros[consumed..<samplesBefore])
@@ -604,7 +615,7 @@ struct ServerLoop {
     }
 
     private mutating func flushSamplesIfDue() {
-        guard !pendingMicros.isEmpty, ContinuousClock.now >= lastSamplesFlush + SocketServer.samplesInterval else { return }
+        guard !pendingMicros.isEmpty, ContinuousClock.now >= nextSamplesFlush else { return }
         flushSamples()
     }
 

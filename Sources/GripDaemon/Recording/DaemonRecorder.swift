@@ -7,11 +7,11 @@ import ServiceLifecycle
 ///
 /// It runs its own `poll(2)` loop over three wake pipes: the recorder feed (every sample and segment event from the
 /// consumer thread, plus the outcome of each command it applied), the request mailbox (RECORD, STOP, PRO and
-/// disconnects from the socket thread) and a stop pipe. The feed wakes it for events only (and for every 4096
-/// samples, so the pre-roll window never overflows it): samples wait for the recorder. While a recording is stored,
-/// the poll timeout is the commit tick (every 0.5 s: take the feed, commit everything); otherwise it sleeps without
-/// a timeout, so an idle daemon makes no periodic wakeups and a streaming one about two a second instead of one per
-/// notification. Replies and RECORDER reports go back to the socket thread through the reply mailbox.
+/// disconnects from the socket thread) and a stop pipe. The feed wakes it for events at once but not for each
+/// sample: while nothing is recorded, samples (the pre-roll window) wake it 4096 at a time; while a recording's
+/// samples flow, the poll timeout is the commit tick (every 0.5 s: take the feed, commit everything), and a tick
+/// that finds no samples ends the ticking until the next one arrives. So an idle daemon makes no periodic wakeups
+/// and a recording one about two a second instead of one per notification. Replies and RECORDER reports go back to the socket thread through the reply mailbox.
 ///
 /// - **Passive mode**: every recording the segmenter opens asks the free plan for a slot
 ///   (`RecordingStore.beginRecording(_:context:now:)`, one IMMEDIATE transaction). A refusal stores nothing: the

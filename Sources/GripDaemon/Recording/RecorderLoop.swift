@@ -52,10 +52,17 @@ struct RecorderLoop {
     private var anchor: (micros: Int64, wall: Date)?
     private var incoming = HandOffBatch<RecorderFeedEvent>()
     private var knownFeedDrops = 0
-    /// While a stored recording is open: when the recorder next takes the feed and commits everything it holds.
-    /// Samples alone do not wake the recorder (`RecorderFeed`'s `samplesPerWake`), so this tick, every `maxWait`
-    /// (0.5 s), is what keeps the crash-loss bound: a sample waits at most one tick before its commit.
+    /// While a stored recording's samples flow: when the recorder next takes the feed and commits everything it
+    /// holds. The feed does not wake the recorder for those samples (it takes them `.onOwnSchedule`), so this tick,
+    /// every `maxWait` (0.5 s), keeps the crash-loss bound: a sample waits at most one tick before its commit. A
+    /// tick whose take finds no samples ends the ticking; the feed then wakes the recorder on the next sample.
     private var commitTick: ContinuousClock.Instant?
+    /// What the last take asked the feed, and whether the feed now counts on the recorder's schedule.
+    private var lastSampleWake = RecorderFeed.SampleWake.any
+    private var feedOnSchedule = false
+    /// While nothing is recorded, samples only fill the pre-roll window: they wake the recorder in batches this big
+    /// (~50 s at 80 Hz, well inside the hand-off's 65,536), or with the next event.
+    private static let preRollBacklog = 4096
     /// Set while the store refuses writes; samples are held, one retry per backoff step.
     private var storageTrouble: StorageTrouble?
     /// Recordings that ended while the store refused writes: their held samples and summary, committed at the next
@@ -105,13 +112,13 @@ struct RecorderLoop {
     }
 
     /// The next commit deadline (the commit tick or the chunk writer's, or the storage retry while the store fails),
-    /// or no timeout when nothing is being recorded.
+    /// or no timeout when nothing waits to be committed.
     private func timeoutMilliseconds() -> Int32 {
         let deadline: ContinuousClock.Instant
         if let storageTrouble {
             deadline = storageTrouble.retryAt
-        } else if let tick = commitTick {
-            deadline = followed?.writer?.flushDeadline.map { min($0, tick) } ?? tick
+        } else if let next = [commitTick, followed?.writer?.flushDeadline].compactMap({ $0 }).min() {
+            deadline = next
         } else {
             return -1
         }
@@ -134,13 +141,17 @@ struct RecorderLoop {
         do {
             if let tick = commitTick, now >= tick {
                 try writer.flush()
-                commitTick = now + writer.maxWait
+                commitTick = nil
             } else {
-                if commitTick == nil { commitTick = now + writer.maxWait }
                 try writer.flushIfDue(now: now)
             }
         } catch {
             storageFailed(error, now: now)
+        }
+        // Tick while the feed counts on it, and after a take made before this recording opened (which asked for a
+        // backlog wake only); the first tick's take then asks for `.onOwnSchedule`.
+        if commitTick == nil && (feedOnSchedule || lastSampleWake != .onOwnSchedule) {
+            commitTick = now + writer.maxWait
         }
     }
 
@@ -194,14 +205,17 @@ struct RecorderLoop {
     // MARK: - Feed
 
     private mutating func drainFeed() {
-        recorder.feed.take(into: &incoming)
+        lastSampleWake = followed?.writer != nil ? .onOwnSchedule : .backlog(Self.preRollBacklog)
+        feedOnSchedule = recorder.feed.take(into: &incoming, next: lastSampleWake)
         var consumed = 0
+        var effortEnded = false
         let events = incoming.events
         for (samplesBefore, event) in events {
             ingest(consumed..<samplesBefore)
             consumed = samplesBefore
             switch event {
             case .output(.segment(let segment)):
+                if case .effortEnded = segment { effortEnded = true }
                 apply(.segment(segment))
             case .output:
                 break
@@ -213,6 +227,11 @@ struct RecorderLoop {
             }
         }
         ingest(consumed..<incoming.micros.count)
+        // An effort the watchers saw end is committed now, not at the next tick: a power cut right after the pull
+        // keeps it.
+        if effortEnded, storageTrouble == nil, let writer = followed?.writer {
+            do { try writer.flush() } catch { storageFailed(error, now: .now) }
+        }
         incoming.removeAll()
         let drops = recorder.feed.droppedCount
         if drops != knownFeedDrops {
