@@ -26,7 +26,6 @@ struct HandOffWakeTests {
     @Test("by default the first hand-off after a take wakes the receiver, later ones do not until it takes")
     func anyHandOffWakes() throws {
         let handOff = try FanOut()
-        defer { handOff.wake.close() }
         Self.offer(handOff, micros: 1)
         #expect(Self.woken(handOff))
         var taken = FanOutBatch()
@@ -40,7 +39,6 @@ struct HandOffWakeTests {
     @Test("on its own schedule the receiver is not woken for samples, is woken for an event, and a take without samples ends the schedule")
     func ownSchedule() throws {
         let handOff = try FanOut()
-        defer { handOff.wake.close() }
         Self.offer(handOff, micros: 1)
         var taken = FanOutBatch()
         #expect(handOff.take(into: &taken, next: .onOwnSchedule), "a take with samples keeps the schedule")
@@ -61,7 +59,6 @@ struct HandOffWakeTests {
     @Test("with a backlog wake, samples wake the receiver only when that many wait; an event at once")
     func backlog() throws {
         let handOff = try FanOut()
-        defer { handOff.wake.close() }
         var taken = FanOutBatch()
         handOff.take(into: &taken, next: .backlog(100))
         for micros in Int64(1)...99 { Self.offer(handOff, micros: micros) }
