@@ -66,8 +66,8 @@ struct HandOffBatch<Event: HandOffEvent>: Sendable {
 /// the live fan-out, the recorder thread for the recorder's feed).
 ///
 /// - The consumer calls `offer` once per popped batch: it takes the lock only if it is free (never waits), moves
-///   its batch in if there is room (else counts it as dropped), and signals the wake pipe only when the shared batch
-///   was empty, so the receiver wakes once per hand-off burst, not per sample.
+///   its batch in if there is room (else counts it as dropped), and signals the wake pipe only as the receiver's
+///   `SampleWake` says (by default when the shared batch was empty: once per hand-off burst, not per sample).
 /// - At each `take` the receiver says what should wake it next (``SampleWake``): any hand-off, or events only while
 ///   it takes samples on its own schedule (the socket thread when every watcher takes SAMPLES batched at 25 Hz, the
 ///   recorder on its commit tick), or events and a backlog of samples (the recorder while nothing is recorded).
