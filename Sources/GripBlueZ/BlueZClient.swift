@@ -42,11 +42,16 @@ public final class BlueZClient: Sendable {
     /// - Parameter name: `hci0`-style name, or nil for the first adapter.
     /// - Throws: `.bluetoothdNotRunning`, `.noAdapter`, `.adapterPoweredOff` (each says what to do), `.closed`.
     public func adapter(_ name: String? = nil) async throws(GripBlueZError) -> AdapterInfo {
-        let result = await connection.perform { [cache] in Self.findAdapter(name, in: cache) }
+        let result = await connection.perform { [cache] in Self.findPoweredAdapter(name, in: cache) }
         guard let result else { throw .closed }
-        let adapter = try result.get()
-        guard adapter.powered else { throw .adapterPoweredOff(adapter: adapter.name) }
-        return adapter
+        return try result.get()
+    }
+
+    /// Loop thread: `findAdapter`, and an adapter that is off is an error too.
+    static func findPoweredAdapter(_ name: String?, in cache: ObjectCache) -> Result<AdapterInfo, GripBlueZError> {
+        findAdapter(name, in: cache).flatMap { adapter in
+            adapter.powered ? .success(adapter) : .failure(.adapterPoweredOff(adapter: adapter.name))
+        }
     }
 
     /// Loop thread.
@@ -109,11 +114,7 @@ public final class BlueZClient: Sendable {
     ) async throws(GripBlueZError) -> DeviceInfo {
         let adapter = try await adapter(name)
         let outcome: @Sendable (ObjectCache) -> Result<DeviceInfo, GripBlueZError>? = { cache in
-            switch Self.findAdapter(name, in: cache) {
-            case .failure(let error): return .failure(error)
-            case .success(let current) where !current.powered: return .failure(.adapterPoweredOff(adapter: current.name))
-            case .success: break
-            }
+            if case .failure(let error) = Self.findPoweredAdapter(name, in: cache) { return .failure(error) }
             let seen = Self.devices(in: cache, adapter: adapter.path)
             for candidate in criteria {
                 if let best = seen.filter(candidate.matches).max(by: { ($0.rssi ?? -127) < ($1.rssi ?? -127) }) {
@@ -143,7 +144,7 @@ public final class BlueZClient: Sendable {
         case .failure(let error)?: throw error
         case nil:
             guard let timeout, !Task.isCancelled else { throw .closed }
-            throw .deviceNotFound(criteria: criteria.map(\.description).joined(separator: "; or "), seconds: timeout.seconds)
+            throw .deviceNotFound(criteria: DeviceCriteria.describe(anyOf: criteria), seconds: timeout.seconds)
         }
     }
 }

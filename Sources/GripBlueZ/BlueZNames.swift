@@ -96,6 +96,11 @@ public struct DeviceCriteria: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
+    /// Several alternatives as text, for messages (`name prefix "Progressor"; or service …`).
+    public static func describe(anyOf criteria: [DeviceCriteria]) -> String {
+        criteria.map(\.description).joined(separator: "; or ")
+    }
+
     /// The criteria as text, for messages (`name prefix "Progressor", service …`).
     public var description: String {
         var parts: [String] = []

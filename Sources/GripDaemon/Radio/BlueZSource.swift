@@ -124,7 +124,7 @@ final class BlueZSource: Service, CustomStringConvertible {
                 + [DeviceCriteria(serviceUUID: profile.serviceUUID)]
         }
         let notYet = GripBlueZError.deviceNotFound(
-            criteria: criteria.map(\.description).joined(separator: "; or "), seconds: configuration.discoveryTimeout.seconds)
+            criteria: DeviceCriteria.describe(anyOf: criteria), seconds: configuration.discoveryTimeout.seconds)
         let report = Task { [continuation, configuration, logger] in
             try? await Task.sleep(for: configuration.discoveryTimeout)
             guard !Task.isCancelled else { return }
