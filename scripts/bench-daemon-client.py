@@ -76,6 +76,8 @@ def main():
     parser.add_argument('--run', type=int, default=1)
     parser.add_argument('--pace', choices=('batched', 'immediate'), default='batched')
     parser.add_argument('--watchers', type=int, default=1, help='watching clients in all (one measures, the rest read)')
+    parser.add_argument('--rss-every', type=int, default=0,
+                        help='also sample VmRSS and RssAnon every this many seconds of the streaming window (growth runs)')
     args = parser.parse_args()
     watch = json.dumps({'class': 'WATCH', 'enable': True, 'pace': args.pace}).encode() + b'\n'
 
@@ -106,6 +108,7 @@ def main():
         start = None
         window = None
         streaming_cpu = streaming_rss = None
+        rss_series = []  # (seconds into the window, VmRSS KiB, RssAnon KiB)
         while True:
             line = stream.readline()
             now = time.monotonic_ns()
@@ -122,6 +125,10 @@ def main():
             if window is None and elapsed >= 3:
                 window = (now, cpu_ticks(daemon.pid), write_bytes(daemon.pid))
                 streaming_switches = wakeups(daemon.pid)
+            if window is not None and args.rss_every and (now - window[0]) / 1e9 >= len(rss_series) * args.rss_every:
+                rss_series.append((round((now - window[0]) / 1e9), rss_kib(daemon.pid), rss_kib(daemon.pid, 'RssAnon:')))
+                print('run %d: %5d s  VmRSS %.2f MiB  RssAnon %.2f MiB' % (
+                    args.run, rss_series[-1][0], rss_series[-1][1] / 1024, rss_series[-1][2] / 1024), file=sys.stderr)
             if window is not None and (now - window[0]) / 1e9 >= args.seconds:
                 window_s = (now - window[0]) / 1e9
                 streaming_cpu = 100.0 * (cpu_ticks(daemon.pid) - window[1]) / hz / window_s
@@ -145,7 +152,7 @@ def main():
             except BlockingIOError:
                 time.sleep(0.05)
         before, t0, switches_before = cpu_ticks(daemon.pid), time.monotonic(), wakeups(daemon.pid)
-        time.sleep(args.seconds)
+        time.sleep(min(args.seconds, 60))  # a growth run's hour of streaming needs no hour of idling
         idle_s = time.monotonic() - t0
         idle_cpu = 100.0 * (cpu_ticks(daemon.pid) - before) / hz / idle_s
         idle_rss = rss_kib(daemon.pid)
@@ -172,6 +179,11 @@ def main():
             'idle_wakeups_per_min': sum(woken.values()) * 60 / idle_s,
             'write_mib_per_hour_streaming': written_per_hour / (1 << 20),
         }
+        if len(rss_series) >= 2:
+            # Growth from the first sample after the warm-up to the last, and the peak: a leak shows as a steady climb.
+            result['rss_growth_mib'] = (rss_series[-1][1] - rss_series[0][1]) / 1024
+            result['rss_anon_growth_mib'] = (rss_series[-1][2] - rss_series[0][2]) / 1024
+            result['rss_peak_mib'] = max(rss for _, rss, _ in rss_series) / 1024
         json.dump(result, open(args.result, 'w'))
         print('run %d: %s' % (args.run, json.dumps(result)), file=sys.stderr)
     finally:
