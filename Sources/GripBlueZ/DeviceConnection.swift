@@ -58,6 +58,8 @@ public final class DeviceConnection: Sendable {
         public var reconnect: Bool = true
         /// When the device is not in BlueZ's object tree for this long, scan for it by address.
         public var rediscoverAfter: Duration = .seconds(5)
+        /// With AcquireNotify, whether datagrams are read as they arrive or drained in batches (nil: as they arrive).
+        public var pacing: NotificationPacing?
 
         /// - Parameters:
         ///   - notifyCharacteristicUUID: the data characteristic.
@@ -525,53 +527,95 @@ public final class DeviceConnection: Sendable {
         state.routePath = path
     }
 
-    /// Loop thread: starts reading an acquired notify socket.
+    /// Loop thread: starts reading an acquired notify socket, as datagrams arrive or (paced) on the drain timer.
     private func installAcquired(fd: Int32, mtu: Int) {
         releaseAcquired()
         Syscall.makeNonBlockingCloseOnExec(fd)
         let receiver = DatagramReceiver(capacity: max(mtu, 517))
-        let id = connection.watch(fileDescriptor: fd) { [self] revents in readAcquired(revents) }
-        state.acquired = Acquired(fd: fd, watchID: id, receiver: receiver)
+        // Without arrival stamps a batch would carry its read time: such a socket is read as datagrams arrive.
+        let pacing = configuration.pacing.flatMap { Syscall.enableReceiveTimestamps(fd) ? $0 : nil }
+        let id = connection.watch(fileDescriptor: fd) { [self] revents in acquiredSocketReady(revents) }
+        state.acquired = Acquired(fd: fd, watchID: id, receiver: receiver, pacing: pacing)
+        if let pacing, !pacing.isImmediate { startDraining() }
     }
 
-    /// Loop thread: drains the acquired socket. An empty datagram is an empty notification; recv() == 0 with
-    /// POLLHUP, or POLLHUP/POLLERR alone, means BlueZ closed it (hbldh/bleak#1982).
-    // HOT PATH: no allocation, lock or log; one recv per datagram.
-    private func readAcquired(_ revents: Int16) {
+    /// Loop thread: input (when read on arrival) or a hang-up (always) on the acquired socket. After a hang-up
+    /// what is still queued is read first (paced, up to a batch interval of samples), then the socket is released.
+    /// recv() == 0 with POLLHUP, or POLLHUP/POLLERR alone, means BlueZ closed it (hbldh/bleak#1982).
+    private func acquiredSocketReady(_ revents: Int16) {
         guard let acquired = state.acquired else { return }
         let hungUp = revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-        var closed = false
-        if revents & Int16(POLLIN) != 0 {
-            reading: while true {
-                switch acquired.receiver.receive(from: acquired.fd) {
-                case .datagram(let count):
-                    if count == 0 && hungUp {
-                        closed = true
-                        break reading
-                    }
-                    acquired.receiver.deliver(count: count, hostMicros: Clock.monotonicMicros(), to: onNotification)
-                    // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
-                    // hang-up racing in would also read as 0.
-                    if count == 0 { break reading }
-                case .wouldBlock:
-                    break reading
-                case .failed:
-                    closed = true
-                    break reading
-                }
-            }
-        }
-        if closed || (hungUp && revents & Int16(POLLIN) == 0) {
+        let closed = drainAcquired(acquired, hungUp: hungUp, onTimer: false)
+        if closed || hungUp {
             releaseAcquired()
             cache.poke()
-        } else if hungUp {
-            // Data was drained above; the next poll reports the hang-up alone.
+        } else if let pacing = acquired.pacing, !pacing.isImmediate {
+            startDraining()
+        }
+    }
+
+    /// Loop thread: the paced drain, every `batchInterval` until the pacing asks for reads on arrival.
+    private func drainTick() {
+        state.drainTimer = nil
+        guard let acquired = state.acquired else { return }
+        if drainAcquired(acquired, hungUp: false, onTimer: true) {
+            releaseAcquired()
+            cache.poke()
+        } else if let pacing = acquired.pacing, pacing.isImmediate {
+            connection.setWatchInput(acquired.watchID, true)
+        } else {
+            state.drainTimer = connection.schedule(after: acquired.pacing?.batchInterval ?? .zero) { [self] in drainTick() }
+        }
+    }
+
+    /// Loop thread: stops polling the socket for input and drains it on a timer instead.
+    private func startDraining() {
+        guard let acquired = state.acquired, let pacing = acquired.pacing, state.drainTimer == nil else { return }
+        connection.setWatchInput(acquired.watchID, false)
+        state.drainTimer = connection.schedule(after: pacing.batchInterval) { [self] in drainTick() }
+    }
+
+    /// Loop thread: reads every queued datagram and hands each on with its host time: the kernel's arrival stamp
+    /// when the socket stamps arrivals, else now. Returns true when the socket turned out closed. A read of 0 bytes
+    /// is the end of the stream once BlueZ has hung up, else an empty notification; a drain `onTimer` has no poll
+    /// result to tell, so it asks with a poll of its own.
+    // HOT PATH: no allocation, lock or log; one syscall per datagram.
+    private func drainAcquired(_ acquired: Acquired, hungUp: Bool, onTimer: Bool) -> Bool {
+        let receiver = acquired.receiver
+        // Stamps are CLOCK_REALTIME; notifications carry CLOCK_MONOTONIC. One offset per drain: a clock step in the
+        // middle of a batch moves its samples by the step at most once.
+        let realtimeToMonotonic = acquired.pacing == nil ? 0 : Clock.monotonicMicros() * 1_000 - Clock.realtimeNanos()
+        while true {
+            let outcome: DatagramReceiver.Outcome
+            var hostMicros: Int64
+            if acquired.pacing == nil {
+                outcome = receiver.receive(from: acquired.fd)
+                hostMicros = Clock.monotonicMicros()
+            } else {
+                let (read, stamp) = receiver.receiveStamped(from: acquired.fd)
+                outcome = read
+                hostMicros = stamp.map { ($0 + realtimeToMonotonic) / 1_000 } ?? Clock.monotonicMicros()
+            }
+            switch outcome {
+            case .datagram(let count):
+                if count == 0 && (hungUp || (onTimer && Syscall.hasHungUp(acquired.fd))) { return true }
+                receiver.deliver(count: count, hostMicros: hostMicros, to: onNotification)
+                // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
+                // hang-up racing in would also read as 0.
+                if count == 0 { return false }
+            case .wouldBlock:
+                return false
+            case .failed:
+                return true
+            }
         }
     }
 
     /// Loop thread.
     private func releaseAcquired() {
         guard let acquired = state.acquired else { return }
+        if let timer = state.drainTimer { connection.cancelTimer(timer) }
+        state.drainTimer = nil
         connection.removeWatch(acquired.watchID)
         Syscall.close(acquired.fd)
         state.acquired = nil
@@ -583,11 +627,14 @@ private final class Acquired: Sendable {
     let fd: Int32
     let watchID: Int
     let receiver: DatagramReceiver
+    /// Set when the socket stamps arrivals, so it may be drained in batches.
+    let pacing: NotificationPacing?
 
-    init(fd: Int32, watchID: Int, receiver: DatagramReceiver) {
+    init(fd: Int32, watchID: Int, receiver: DatagramReceiver, pacing: NotificationPacing?) {
         self.fd = fd
         self.watchID = watchID
         self.receiver = receiver
+        self.pacing = pacing
     }
 }
 
@@ -600,5 +647,7 @@ private final class LoopState: @unchecked Sendable {
     var routePath: ObjectPath?
     var sessionPath: ObjectPath?
     var acquired: Acquired?
+    /// The pending paced drain of `acquired`; nil while it is read on arrival.
+    var drainTimer: Int?
     var weConnected = false
 }

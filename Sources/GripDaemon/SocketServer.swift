@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GripBlueZ
 import GripStream
 import GripSync
 import Logging
@@ -36,6 +37,8 @@ final class SocketServer: Service, CustomStringConvertible {
     /// SO_SNDBUF for accepted connections (nil: the kernel's default).
     let sendBufferBytes: Int?
     let fanOut: FanOut
+    /// Told whether any watcher takes the immediate pace (nil without a radio).
+    let pacing: NotificationPacing?
     let status: DaemonStatus
     let gate: StartGate
     /// The radio's request channel (TARE, resume); nil without a BlueZ source.
@@ -63,7 +66,8 @@ final class SocketServer: Service, CustomStringConvertible {
     init(
         configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
         gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, reader: StoreReader? = nil,
-        sync: SyncService? = nil, importer: SignedDataImporter? = nil, liveness: ThreadLiveness? = nil, logger: Logger
+        sync: SyncService? = nil, importer: SignedDataImporter? = nil, liveness: ThreadLiveness? = nil,
+        pacing: NotificationPacing? = nil, logger: Logger
     ) throws(DaemonError) {
         path = configuration.socketPath
         release = configuration.release
@@ -74,6 +78,7 @@ final class SocketServer: Service, CustomStringConvertible {
         sendBufferBytes = configuration.clientSendBufferBytes
         self.authorization = authorization
         self.fanOut = fanOut
+        self.pacing = pacing
         self.status = status
         self.gate = gate
         self.device = device
@@ -516,6 +521,8 @@ struct ServerLoop {
 
     private func updateWatcherCount() {
         server.fanOut.setWatcherCount(clients.filter { $0.watching && !$0.closeAfterFlush }.count)
+        // The radio drains an acquired notify socket in batches unless a watcher wants each notification at once.
+        server.pacing?.setImmediate(clients.contains { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush })
     }
 
     private mutating func remove(_ client: Client, reason: String) {

@@ -34,7 +34,7 @@ package final class BusConnection: @unchecked Sendable {
     // Loop thread state.
     private var watches: [WatchHandle] = []
     private var timeouts: [TimeoutHandle: Int64] = [:]
-    private var fdWatches: [Int: (fd: Int32, handler: @Sendable (Int16) -> Void)] = [:]
+    private var fdWatches: [Int: (fd: Int32, events: Int16, handler: @Sendable (Int16) -> Void)] = [:]
     private var timers: [Int: (deadline: Int64, body: @Sendable () -> Void)] = [:]
     private var messageHandlers: [(id: Int, handler: @Sendable (OwnedMessage) -> Void)] = []
     private var pendingCalls: [Int: @Sendable (OwnedMessage?) -> Void] = [:]
@@ -197,12 +197,19 @@ package final class BusConnection: @unchecked Sendable {
         messageHandlers.removeAll { $0.id == id }
     }
 
-    /// Polls `fd` for input/hang-up and calls `handler(revents)` on the loop thread. Loop thread only.
-    func watch(fileDescriptor fd: Int32, handler: @escaping @Sendable (Int16) -> Void) -> Int {
+    /// Polls `fd` for input (unless `input` is false) and hang-up, and calls `handler(revents)` on the loop thread.
+    /// Loop thread only.
+    func watch(fileDescriptor fd: Int32, input: Bool = true, handler: @escaping @Sendable (Int16) -> Void) -> Int {
         assertOnLoop()
         nextID += 1
-        fdWatches[nextID] = (fd, handler)
+        fdWatches[nextID] = (fd, input ? Int16(POLLIN) : 0, handler)
         return nextID
+    }
+
+    /// Turns polling for input on or off for watch `id`; hang-up and errors are always reported. Loop thread only.
+    func setWatchInput(_ id: Int, _ input: Bool) {
+        assertOnLoop()
+        fdWatches[id]?.events = input ? Int16(POLLIN) : 0
     }
 
     /// Loop thread only.
@@ -293,7 +300,7 @@ package final class BusConnection: @unchecked Sendable {
         polledFDWatches.removeAll(keepingCapacity: true)
         for (id, entry) in fdWatches {
             polledFDWatches.append((id, entry.fd, entry.handler))
-            pollFDs.append(pollfd(fd: entry.fd, events: Int16(POLLIN), revents: 0))
+            pollFDs.append(pollfd(fd: entry.fd, events: entry.events, revents: 0))
         }
 
         let now = Clock.monotonicMicros()
@@ -333,10 +340,11 @@ package final class BusConnection: @unchecked Sendable {
             timeouts[timeout] = after + Int64(timeout.intervalMilliseconds) * 1000
             timeout.handle()
         }
-        guard timers.values.contains(where: { $0.deadline <= after }) else { return }
-        let due = timers.filter { $0.value.deadline <= after }.sorted { $0.value.deadline < $1.value.deadline }
-        for (id, timer) in due where timers.removeValue(forKey: id) != nil {
-            timer.body()
+        // Earliest first, one at a time, without copying the table (a paced notification drain fires every 40 ms).
+        // A body may add or cancel timers.
+        while let next = timers.min(by: { $0.value.deadline < $1.value.deadline }), next.value.deadline <= after {
+            timers.removeValue(forKey: next.key)
+            next.value.body()
         }
     }
 }
