@@ -99,6 +99,7 @@ public final class DeviceConnection: Sendable {
     private let adapterName: String?
     private let configuration: Configuration
     private let onNotification: NotificationSink
+    private let onBatch: @Sendable (_ starting: Bool) -> Void
     private let onEvent: @Sendable (Event) -> Void
     private let state = LoopState()
 
@@ -112,14 +113,18 @@ public final class DeviceConnection: Sendable {
     ///   - configuration: characteristic, notify mode, retry policy.
     ///   - onNotification: called for every notification with its bytes (valid only during the call) and the host
     ///     time it was read (µs, CLOCK_MONOTONIC).
+    ///   - onBatch: with `pacing`, called before (`true`) and after (`false`) the notifications of each paced drain,
+    ///     on the D-Bus thread (a consumer that wakes per batch rather than per notification releases it here).
     ///   - onEvent: progress reports.
     /// - Important: `onNotification` runs on the D-Bus thread: copy the bytes out and return; never block, never
     ///   call back into GripBlueZ from it.
     public init(
         client: BlueZClient, address: String, adapter: String? = nil, configuration: Configuration,
-        onNotification: @escaping NotificationHandler, onEvent: @escaping @Sendable (Event) -> Void = { _ in }
+        onNotification: @escaping NotificationHandler, onBatch: @escaping @Sendable (_ starting: Bool) -> Void = { _ in },
+        onEvent: @escaping @Sendable (Event) -> Void = { _ in }
     ) {
         self.client = client
+        self.onBatch = onBatch
         self.address = address.uppercased()
         self.adapterName = adapter
         self.configuration = configuration
@@ -558,11 +563,15 @@ public final class DeviceConnection: Sendable {
     private func drainTick() {
         state.drainTimer = nil
         guard let acquired = state.acquired else { return }
-        if drainAcquired(acquired, hungUp: false, onTimer: true) {
+        onBatch(true)
+        let closed = drainAcquired(acquired, hungUp: false, onTimer: true)
+        onBatch(false)
+        if closed {
             releaseAcquired()
             cache.poke()
         } else if let pacing = acquired.pacing, pacing.isImmediate {
             connection.setWatchInput(acquired.watchID, true)
+            pacing.setDraining(false)
         } else {
             state.drainTimer = connection.schedule(after: acquired.pacing?.batchInterval ?? .zero) { [self] in drainTick() }
         }
@@ -572,6 +581,7 @@ public final class DeviceConnection: Sendable {
     private func startDraining() {
         guard let acquired = state.acquired, let pacing = acquired.pacing, state.drainTimer == nil else { return }
         connection.setWatchInput(acquired.watchID, false)
+        pacing.setDraining(true)
         state.drainTimer = connection.schedule(after: pacing.batchInterval) { [self] in drainTick() }
     }
 
@@ -614,6 +624,7 @@ public final class DeviceConnection: Sendable {
     /// Loop thread.
     private func releaseAcquired() {
         guard let acquired = state.acquired else { return }
+        acquired.pacing?.setDraining(false)
         if let timer = state.drainTimer { connection.cancelTimer(timer) }
         state.drainTimer = nil
         connection.removeWatch(acquired.watchID)

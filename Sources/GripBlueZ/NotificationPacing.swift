@@ -16,6 +16,7 @@ public final class NotificationPacing: Sendable {
     /// The drain period while batched.
     public let batchInterval: Duration
     private let immediate: Atomic<Bool>
+    private let draining = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - batchInterval: how often a batched socket is drained (40 ms: one SAMPLES batch).
@@ -30,4 +31,11 @@ public final class NotificationPacing: Sendable {
 
     /// Chooses reading on arrival (`true`) or draining every `batchInterval` (`false`).
     public func setImmediate(_ value: Bool) { immediate.store(value, ordering: .relaxed) }
+
+    /// Whether a socket is being drained in batches right now: then notifications arrive in bursts every
+    /// `batchInterval`, and whoever receives them downstream can wake per burst instead of on a schedule of its own.
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Set by the connection (D-Bus thread) when it starts or stops draining.
+    func setDraining(_ value: Bool) { draining.store(value, ordering: .relaxed) }
 }
