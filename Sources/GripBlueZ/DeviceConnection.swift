@@ -562,18 +562,18 @@ public final class DeviceConnection: Sendable {
     /// Loop thread: the paced drain, every `batchInterval` until the pacing asks for reads on arrival.
     private func drainTick() {
         state.drainTimer = nil
-        guard let acquired = state.acquired else { return }
+        guard let acquired = state.acquired, let pacing = acquired.pacing else { return }
         onBatch(true)
         let closed = drainAcquired(acquired, hungUp: false, onTimer: true)
         onBatch(false)
         if closed {
             releaseAcquired()
             cache.poke()
-        } else if let pacing = acquired.pacing, pacing.isImmediate {
+        } else if pacing.isImmediate {
             connection.setWatchInput(acquired.watchID, true)
             pacing.setDraining(false)
         } else {
-            state.drainTimer = connection.schedule(after: acquired.pacing?.batchInterval ?? .zero) { [self] in drainTick() }
+            state.drainTimer = connection.schedule(after: pacing.batchInterval) { [self] in drainTick() }
         }
     }
 
@@ -597,7 +597,7 @@ public final class DeviceConnection: Sendable {
         let realtimeToMonotonic = acquired.pacing == nil ? 0 : Clock.monotonicMicros() * 1_000 - Clock.realtimeNanos()
         while true {
             let outcome: DatagramReceiver.Outcome
-            var hostMicros: Int64
+            let hostMicros: Int64
             if acquired.pacing == nil {
                 outcome = receiver.receive(from: acquired.fd)
                 hostMicros = Clock.monotonicMicros()

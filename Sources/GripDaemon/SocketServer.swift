@@ -210,6 +210,8 @@ struct ServerLoop {
     /// The last take had samples and only batched watchers watch: take again when the next SAMPLES line is due
     /// (the consumer does not wake this thread for samples meanwhile).
     var takesOnSchedule = false
+    /// The radio hands samples over in 40 ms bursts and only batched watchers watch: a SAMPLES line per burst.
+    var flushesPerBurst = false
     var stopping = false
     var nextClientID = 1
     /// The poll set, rebuilt in place on every wake-up (its storage is kept, so a wake-up allocates nothing).
@@ -607,8 +609,8 @@ struct ServerLoop {
         // Unless the radio already hands notifications over in 40 ms bursts (NotificationPacing): then waking per
         // burst costs no more and the line goes out as the burst arrives, not up to 40 ms later.
         let onlyBatched = !clients.contains { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush }
-        let onSchedule = onlyBatched && server.pacing?.isDraining != true
-        takesOnSchedule = server.fanOut.take(into: &incoming, next: onSchedule ? .onOwnSchedule : .any)
+        flushesPerBurst = onlyBatched && server.pacing?.isDraining == true
+        takesOnSchedule = server.fanOut.take(into: &incoming, next: onlyBatched && !flushesPerBurst ? .onOwnSchedule : .any)
         var consumed = 0
         for (samplesBefore, output) in incoming.events {
             pendingMicros.append(contentsOf: incoming.micros[consumed..<samplesBefore])
@@ -625,7 +627,8 @@ struct ServerLoop {
     }
 
     private mutating func flushSamplesIfDue() {
-        guard !pendingMicros.isEmpty, ContinuousClock.now >= nextSamplesFlush else { return }
+        // Bursts come every 40 ms already: each is one line, sent as it arrives.
+        guard !pendingMicros.isEmpty, flushesPerBurst || ContinuousClock.now >= nextSamplesFlush else { return }
         flushSamples()
     }
 
