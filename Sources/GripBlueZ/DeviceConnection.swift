@@ -561,7 +561,6 @@ public final class DeviceConnection: Sendable {
 
     /// Loop thread: the paced drain, every `batchInterval` until the pacing asks for reads on arrival.
     private func drainTick() {
-        state.drainTimer = nil
         guard let acquired = state.acquired, let pacing = acquired.pacing else { return }
         onBatch(true)
         let closed = drainAcquired(acquired, hungUp: false, onTimer: true)
@@ -570,10 +569,8 @@ public final class DeviceConnection: Sendable {
             releaseAcquired()
             cache.poke()
         } else if pacing.isImmediate {
+            stopDraining()
             connection.setWatchInput(acquired.watchID, true)
-            pacing.setDraining(false)
-        } else {
-            state.drainTimer = connection.schedule(after: pacing.batchInterval) { [self] in drainTick() }
         }
     }
 
@@ -582,7 +579,14 @@ public final class DeviceConnection: Sendable {
         guard let acquired = state.acquired, let pacing = acquired.pacing, state.drainTimer == nil else { return }
         connection.setWatchInput(acquired.watchID, false)
         pacing.setDraining(true)
-        state.drainTimer = connection.schedule(after: pacing.batchInterval) { [self] in drainTick() }
+        state.drainTimer = connection.scheduleRepeating(every: pacing.batchInterval) { [self] in drainTick() }
+    }
+
+    /// Loop thread: ends the drain timer (reads on arrival or release follow).
+    private func stopDraining() {
+        state.acquired?.pacing?.setDraining(false)
+        if let timer = state.drainTimer { connection.cancelTimer(timer) }
+        state.drainTimer = nil
     }
 
     /// Loop thread: reads every queued datagram and hands each on with its host time: the kernel's arrival stamp
@@ -624,9 +628,7 @@ public final class DeviceConnection: Sendable {
     /// Loop thread.
     private func releaseAcquired() {
         guard let acquired = state.acquired else { return }
-        acquired.pacing?.setDraining(false)
-        if let timer = state.drainTimer { connection.cancelTimer(timer) }
-        state.drainTimer = nil
+        stopDraining()
         connection.removeWatch(acquired.watchID)
         Syscall.close(acquired.fd)
         state.acquired = nil
