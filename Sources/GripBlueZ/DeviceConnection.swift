@@ -550,8 +550,8 @@ public final class DeviceConnection: Sendable {
     private func acquiredSocketReady(_ revents: Int16) {
         guard let acquired = state.acquired else { return }
         let hungUp = revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-        let closed = drainAcquired(acquired, hungUp: hungUp, onTimer: false)
-        if closed || hungUp {
+        let drain = drainAcquired(acquired, hungUp: hungUp, onTimer: false)
+        if drain == .closed || hungUp {
             releaseAcquired()
             cache.poke()
         } else if let pacing = acquired.pacing, !pacing.isImmediate {
@@ -559,16 +559,18 @@ public final class DeviceConnection: Sendable {
         }
     }
 
-    /// Loop thread: the paced drain, every `batchInterval` until the pacing asks for reads on arrival.
+    /// Loop thread: the paced drain, every `batchInterval` while datagrams keep coming and the pacing allows it.
+    /// A drain that finds nothing goes back to reading on arrival, so a connected but idle device wakes nobody;
+    /// the next datagram is read at once and starts the timer again.
     private func drainTick() {
         guard let acquired = state.acquired, let pacing = acquired.pacing else { return }
         onBatch(true)
-        let closed = drainAcquired(acquired, hungUp: false, onTimer: true)
+        let drain = drainAcquired(acquired, hungUp: false, onTimer: true)
         onBatch(false)
-        if closed {
+        if drain == .closed {
             releaseAcquired()
             cache.poke()
-        } else if pacing.isImmediate {
+        } else if pacing.isImmediate || drain == .empty {
             stopDraining()
             connection.setWatchInput(acquired.watchID, true)
         }
@@ -590,15 +592,17 @@ public final class DeviceConnection: Sendable {
     }
 
     /// Loop thread: reads every queued datagram and hands each on with its host time: the kernel's arrival stamp
-    /// when the socket stamps arrivals, else now. Returns true when the socket turned out closed. A read of 0 bytes
+    /// when the socket stamps arrivals, else now. Says whether the socket turned out closed, else whether anything
+    /// was read. A read of 0 bytes
     /// is the end of the stream once BlueZ has hung up, else an empty notification; a drain `onTimer` has no poll
     /// result to tell, so it asks with a poll of its own.
     // HOT PATH: no allocation, lock or log; one syscall per datagram.
-    private func drainAcquired(_ acquired: Acquired, hungUp: Bool, onTimer: Bool) -> Bool {
+    private func drainAcquired(_ acquired: Acquired, hungUp: Bool, onTimer: Bool) -> DrainOutcome {
         let receiver = acquired.receiver
         // Stamps are CLOCK_REALTIME; notifications carry CLOCK_MONOTONIC. One offset per drain: a clock step in the
         // middle of a batch moves its samples by the step at most once.
         let realtimeToMonotonic = acquired.pacing == nil ? 0 : Clock.monotonicMicros() * 1_000 - Clock.realtimeNanos()
+        var readAny = false
         while true {
             let outcome: DatagramReceiver.Outcome
             let hostMicros: Int64
@@ -612,15 +616,16 @@ public final class DeviceConnection: Sendable {
             }
             switch outcome {
             case .datagram(let count):
-                if count == 0 && (hungUp || (onTimer && Syscall.hasHungUp(acquired.fd))) { return true }
+                if count == 0 && (hungUp || (onTimer && Syscall.hasHungUp(acquired.fd))) { return .closed }
                 receiver.deliver(count: count, hostMicros: hostMicros, to: onNotification)
+                readAny = true
                 // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
                 // hang-up racing in would also read as 0.
-                if count == 0 { return false }
+                if count == 0 { return .read }
             case .wouldBlock:
-                return false
+                return readAny ? .read : .empty
             case .failed:
-                return true
+                return .closed
             }
         }
     }
@@ -633,6 +638,11 @@ public final class DeviceConnection: Sendable {
         Syscall.close(acquired.fd)
         state.acquired = nil
     }
+}
+
+/// What one drain of an acquired notify socket found.
+private enum DrainOutcome {
+    case read, empty, closed
 }
 
 /// An acquired notify socket.

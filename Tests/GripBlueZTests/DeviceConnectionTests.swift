@@ -351,6 +351,39 @@ struct PacedAcquireNotifyTests {
         #expect(await session.finish() == nil)
     }
 
+    @Test("a quiet device wakes nobody: the drain stops once it finds nothing, and the next value is read on arrival")
+    func quietStopsTheDrain() async throws {
+        let frames = Self.frames(5)
+        let fake = try FakeBlueZ(parameters: ["known": true], notifications: [])
+        defer { fake.stop() }
+        let pacing = NotificationPacing(batchInterval: .seconds(2))
+        let session = try await Session(fake, mode: .acquireNotify) { $0.pacing = pacing }
+        #expect(await session.waitForReady())
+        // Nothing arrives: the first drain finds the socket empty and the timer stops.
+        #expect(await Self.within(.seconds(10)) { !pacing.isDraining }, "still draining an idle socket")
+
+        for frame in frames {
+            _ = try await fake.mock("EmitNotification", .objectPath(FakeBlueZ.dataPath), .bytes(frame))
+        }
+        #expect(await session.notifications.waitFor(count: frames.count, timeout: .seconds(10)) == frames)
+        // Read as it arrived, not up to a batch interval (2 s) later.
+        let firstWait = session.notifications.readTimes[0] - session.notifications.hostTimes[0]
+        #expect(firstWait < 1_000_000, "the first value after a quiet spell waited \(firstWait) µs")
+        // And once the burst is over the drain stops again.
+        #expect(await Self.within(.seconds(10)) { !pacing.isDraining }, "still draining after the burst")
+        #expect(await session.finish() == nil)
+    }
+
+    /// Polls `condition` every 10 ms until it holds or `timeout` passes.
+    static func within(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
     @Test("a link drop between drains loses nothing: what the socket holds is read before it is released")
     func hangUpDrainsFirst() async throws {
         let frames = Self.frames(10)
