@@ -219,7 +219,7 @@ final class DatagramReceiver: @unchecked Sendable {
     func receive(from fd: Int32) -> Outcome {
         let (count, error) = unsafe Syscall.receive(fd, into: memory)
         if let count { return .datagram(count) }
-        return error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error)
+        return Self.unread(error)
     }
 
     /// Reads one datagram from `fd` with its arrival time (`recvmsg`, MSG_DONTWAIT, `SO_TIMESTAMPNS` enabled):
@@ -228,7 +228,12 @@ final class DatagramReceiver: @unchecked Sendable {
     func receiveStamped(from fd: Int32) -> (Outcome, realtimeNanos: Int64?) {
         let (count, error, stamp) = unsafe Syscall.receiveStamped(fd, into: memory, control: control)
         if let count { return (.datagram(count), stamp) }
-        return (error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error), nil)
+        return (Self.unread(error), nil)
+    }
+
+    /// A read that returned nothing: nothing queued (or interrupted: the next poll or drain reads what is left), else a failure.
+    private static func unread(_ error: Int32) -> Outcome {
+        error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error)
     }
 
     /// Hands the first `count` bytes of the last datagram to `handler`.
