@@ -58,6 +58,8 @@ public final class DeviceConnection: Sendable {
         public var reconnect: Bool = true
         /// When the device is not in BlueZ's object tree for this long, scan for it by address.
         public var rediscoverAfter: Duration = .seconds(5)
+        /// With AcquireNotify, whether datagrams are read as they arrive or drained in batches (nil: as they arrive).
+        public var pacing: NotificationPacing?
 
         /// - Parameters:
         ///   - notifyCharacteristicUUID: the data characteristic.
@@ -97,6 +99,7 @@ public final class DeviceConnection: Sendable {
     private let adapterName: String?
     private let configuration: Configuration
     private let onNotification: NotificationSink
+    private let onBatch: @Sendable (_ starting: Bool) -> Void
     private let onEvent: @Sendable (Event) -> Void
     private let state = LoopState()
 
@@ -110,14 +113,18 @@ public final class DeviceConnection: Sendable {
     ///   - configuration: characteristic, notify mode, retry policy.
     ///   - onNotification: called for every notification with its bytes (valid only during the call) and the host
     ///     time it was read (µs, CLOCK_MONOTONIC).
+    ///   - onBatch: with `pacing`, called before (`true`) and after (`false`) the notifications of each paced drain,
+    ///     on the D-Bus thread (a consumer that wakes per batch rather than per notification releases it here).
     ///   - onEvent: progress reports.
     /// - Important: `onNotification` runs on the D-Bus thread: copy the bytes out and return; never block, never
     ///   call back into GripBlueZ from it.
     public init(
         client: BlueZClient, address: String, adapter: String? = nil, configuration: Configuration,
-        onNotification: @escaping NotificationHandler, onEvent: @escaping @Sendable (Event) -> Void = { _ in }
+        onNotification: @escaping NotificationHandler, onBatch: @escaping @Sendable (_ starting: Bool) -> Void = { _ in },
+        onEvent: @escaping @Sendable (Event) -> Void = { _ in }
     ) {
         self.client = client
+        self.onBatch = onBatch
         self.address = address.uppercased()
         self.adapterName = adapter
         self.configuration = configuration
@@ -525,57 +532,117 @@ public final class DeviceConnection: Sendable {
         state.routePath = path
     }
 
-    /// Loop thread: starts reading an acquired notify socket.
+    /// Loop thread: starts reading an acquired notify socket, as datagrams arrive or (paced) on the drain timer.
     private func installAcquired(fd: Int32, mtu: Int) {
         releaseAcquired()
         Syscall.makeNonBlockingCloseOnExec(fd)
         let receiver = DatagramReceiver(capacity: max(mtu, 517))
-        let id = connection.watch(fileDescriptor: fd) { [self] revents in readAcquired(revents) }
-        state.acquired = Acquired(fd: fd, watchID: id, receiver: receiver)
+        // Without arrival stamps a batch would carry its read time: such a socket is read as datagrams arrive.
+        let pacing = configuration.pacing.flatMap { Syscall.enableReceiveTimestamps(fd) ? $0 : nil }
+        let id = connection.watch(fileDescriptor: fd) { [self] revents in acquiredSocketReady(revents) }
+        state.acquired = Acquired(fd: fd, watchID: id, receiver: receiver, pacing: pacing)
+        if let pacing, !pacing.isImmediate { startDraining() }
     }
 
-    /// Loop thread: drains the acquired socket. An empty datagram is an empty notification; recv() == 0 with
-    /// POLLHUP, or POLLHUP/POLLERR alone, means BlueZ closed it (hbldh/bleak#1982).
-    // HOT PATH: no allocation, lock or log; one recv per datagram.
-    private func readAcquired(_ revents: Int16) {
+    /// Loop thread: input (when read on arrival) or a hang-up (always) on the acquired socket. After a hang-up
+    /// what is still queued is read first (paced, up to a batch interval of samples), then the socket is released.
+    /// recv() == 0 with POLLHUP, or POLLHUP/POLLERR alone, means BlueZ closed it (hbldh/bleak#1982).
+    private func acquiredSocketReady(_ revents: Int16) {
         guard let acquired = state.acquired else { return }
         let hungUp = revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-        var closed = false
-        if revents & Int16(POLLIN) != 0 {
-            reading: while true {
-                switch acquired.receiver.receive(from: acquired.fd) {
-                case .datagram(let count):
-                    if count == 0 && hungUp {
-                        closed = true
-                        break reading
-                    }
-                    acquired.receiver.deliver(count: count, hostMicros: Clock.monotonicMicros(), to: onNotification)
-                    // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
-                    // hang-up racing in would also read as 0.
-                    if count == 0 { break reading }
-                case .wouldBlock:
-                    break reading
-                case .failed:
-                    closed = true
-                    break reading
-                }
-            }
-        }
-        if closed || (hungUp && revents & Int16(POLLIN) == 0) {
+        let drain = drainAcquired(acquired, hungUp: hungUp, onTimer: false)
+        if drain == .closed || hungUp {
             releaseAcquired()
             cache.poke()
-        } else if hungUp {
-            // Data was drained above; the next poll reports the hang-up alone.
+        } else if let pacing = acquired.pacing, !pacing.isImmediate {
+            startDraining()
+        }
+    }
+
+    /// Loop thread: the paced drain, every `batchInterval` while datagrams keep coming and the pacing allows it.
+    /// A drain that finds nothing goes back to reading on arrival, so a connected but idle device wakes nobody;
+    /// the next datagram is read at once and starts the timer again.
+    private func drainTick() {
+        guard let acquired = state.acquired, let pacing = acquired.pacing else { return }
+        onBatch(true)
+        let drain = drainAcquired(acquired, hungUp: false, onTimer: true)
+        onBatch(false)
+        if drain == .closed {
+            releaseAcquired()
+            cache.poke()
+        } else if pacing.isImmediate || drain == .empty {
+            stopDraining()
+            connection.setWatchInput(acquired.watchID, true)
+        }
+    }
+
+    /// Loop thread: stops polling the socket for input and drains it on a timer instead.
+    private func startDraining() {
+        guard let acquired = state.acquired, let pacing = acquired.pacing, state.drainTimer == nil else { return }
+        connection.setWatchInput(acquired.watchID, false)
+        pacing.setDraining(true)
+        state.drainTimer = connection.scheduleRepeating(every: pacing.batchInterval) { [self] in drainTick() }
+    }
+
+    /// Loop thread: ends the drain timer (reads on arrival or release follow).
+    private func stopDraining() {
+        state.acquired?.pacing?.setDraining(false)
+        if let timer = state.drainTimer { connection.cancelTimer(timer) }
+        state.drainTimer = nil
+    }
+
+    /// Loop thread: reads every queued datagram and hands each on with its host time: the kernel's arrival stamp
+    /// when the socket stamps arrivals, else now. Says whether the socket turned out closed, else whether anything
+    /// was read. A read of 0 bytes
+    /// is the end of the stream once BlueZ has hung up, else an empty notification; a drain `onTimer` has no poll
+    /// result to tell, so it asks with a poll of its own.
+    // HOT PATH: no allocation, lock or log; one syscall per datagram.
+    private func drainAcquired(_ acquired: Acquired, hungUp: Bool, onTimer: Bool) -> DrainOutcome {
+        let receiver = acquired.receiver
+        // Stamps are CLOCK_REALTIME; notifications carry CLOCK_MONOTONIC. One offset per drain: a clock step in the
+        // middle of a batch moves its samples by the step at most once.
+        let realtimeToMonotonic = acquired.pacing == nil ? 0 : Clock.monotonicMicros() * 1_000 - Clock.realtimeNanos()
+        var readAny = false
+        while true {
+            let outcome: DatagramReceiver.Outcome
+            let hostMicros: Int64
+            if acquired.pacing == nil {
+                outcome = receiver.receive(from: acquired.fd)
+                hostMicros = Clock.monotonicMicros()
+            } else {
+                let (read, stamp) = receiver.receiveStamped(from: acquired.fd)
+                outcome = read
+                hostMicros = stamp.map { ($0 + realtimeToMonotonic) / 1_000 } ?? Clock.monotonicMicros()
+            }
+            switch outcome {
+            case .datagram(let count):
+                if count == 0 && (hungUp || (onTimer && Syscall.hasHungUp(acquired.fd))) { return .closed }
+                receiver.deliver(count: count, hostMicros: hostMicros, to: onNotification)
+                readAny = true
+                // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
+                // hang-up racing in would also read as 0.
+                if count == 0 { return .read }
+            case .wouldBlock:
+                return readAny ? .read : .empty
+            case .failed:
+                return .closed
+            }
         }
     }
 
     /// Loop thread.
     private func releaseAcquired() {
         guard let acquired = state.acquired else { return }
+        stopDraining()
         connection.removeWatch(acquired.watchID)
         Syscall.close(acquired.fd)
         state.acquired = nil
     }
+}
+
+/// What one drain of an acquired notify socket found.
+private enum DrainOutcome {
+    case read, empty, closed
 }
 
 /// An acquired notify socket.
@@ -583,11 +650,14 @@ private final class Acquired: Sendable {
     let fd: Int32
     let watchID: Int
     let receiver: DatagramReceiver
+    /// Set when the socket stamps arrivals, so it may be drained in batches.
+    let pacing: NotificationPacing?
 
-    init(fd: Int32, watchID: Int, receiver: DatagramReceiver) {
+    init(fd: Int32, watchID: Int, receiver: DatagramReceiver, pacing: NotificationPacing?) {
         self.fd = fd
         self.watchID = watchID
         self.receiver = receiver
+        self.pacing = pacing
     }
 }
 
@@ -600,5 +670,7 @@ private final class LoopState: @unchecked Sendable {
     var routePath: ObjectPath?
     var sessionPath: ObjectPath?
     var acquired: Acquired?
+    /// The pending paced drain of `acquired`; nil while it is read on arrival.
+    var drainTimer: Int?
     var weConnected = false
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripAnalysis
+import GripBlueZ
 import GripStore
 import GripStream
 import GripSync
@@ -35,6 +36,8 @@ public final class Daemon: Sendable {
         socketPath = configuration.socketPath
         let ring = NotificationRing(capacityPowerOfTwo: 4096)
         let fanOut = try FanOut()
+        // Batched until a watcher takes the immediate pace (only an acquired notify socket can be read in batches).
+        let pacing = NotificationPacing()
         let gate = StartGate(open: !configuration.replayWaitsForWatcher)
         let radio = configuration.replayPath == nil ? configuration.radio : nil
         let status = DaemonStatus(source: configuration.replayPath != nil ? "replay" : radio != nil ? "bluez" : "none")
@@ -91,7 +94,7 @@ public final class Daemon: Sendable {
                 let bluez = BlueZSource(
                     configuration: radio, profile: profile, ring: ring,
                     sessionGapMicros: segmenterSettings.sessionGapMicros, activity: activity, status: status,
-                    outbox: recorderChannels.replies, logger: logger)
+                    outbox: recorderChannels.replies, pacing: pacing, logger: logger)
                 device = bluez.requests
                 source = bluez
             }
@@ -136,7 +139,8 @@ public final class Daemon: Sendable {
         let server = try SocketServer(
             configuration: configuration, authorization: authorization, fanOut: fanOut, status: status, gate: gate,
             device: device, recorder: recorderChannels, reader: reader, sync: sync,
-            importer: SignedDataImporter(config: configuration.file), liveness: liveness, logger: logger)
+            importer: SignedDataImporter(config: configuration.file), liveness: liveness, pacing: pacing,
+            logger: logger)
         let notifier = SystemdNotifier(
             environment: environment, readyStatus: "Listening on \(configuration.socketPath)", liveness: liveness,
             logger: logger)

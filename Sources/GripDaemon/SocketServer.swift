@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GripBlueZ
 import GripStream
 import GripSync
 import Logging
@@ -36,6 +37,8 @@ final class SocketServer: Service, CustomStringConvertible {
     /// SO_SNDBUF for accepted connections (nil: the kernel's default).
     let sendBufferBytes: Int?
     let fanOut: FanOut
+    /// Told whether any watcher takes the immediate pace (nil without a radio).
+    let pacing: NotificationPacing?
     let status: DaemonStatus
     let gate: StartGate
     /// The radio's request channel (TARE, resume); nil without a BlueZ source.
@@ -63,7 +66,8 @@ final class SocketServer: Service, CustomStringConvertible {
     init(
         configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
         gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, reader: StoreReader? = nil,
-        sync: SyncService? = nil, importer: SignedDataImporter? = nil, liveness: ThreadLiveness? = nil, logger: Logger
+        sync: SyncService? = nil, importer: SignedDataImporter? = nil, liveness: ThreadLiveness? = nil,
+        pacing: NotificationPacing? = nil, logger: Logger
     ) throws(DaemonError) {
         path = configuration.socketPath
         release = configuration.release
@@ -74,6 +78,7 @@ final class SocketServer: Service, CustomStringConvertible {
         sendBufferBytes = configuration.clientSendBufferBytes
         self.authorization = authorization
         self.fanOut = fanOut
+        self.pacing = pacing
         self.status = status
         self.gate = gate
         self.device = device
@@ -205,6 +210,8 @@ struct ServerLoop {
     /// The last take had samples and only batched watchers watch: take again when the next SAMPLES line is due
     /// (the consumer does not wake this thread for samples meanwhile).
     var takesOnSchedule = false
+    /// The radio hands samples over in 40 ms bursts and only batched watchers watch: a SAMPLES line per burst.
+    var flushesPerBurst = false
     var stopping = false
     var nextClientID = 1
     /// The poll set, rebuilt in place on every wake-up (its storage is kept, so a wake-up allocates nothing).
@@ -516,6 +523,8 @@ struct ServerLoop {
 
     private func updateWatcherCount() {
         server.fanOut.setWatcherCount(clients.filter { $0.watching && !$0.closeAfterFlush }.count)
+        // The radio drains an acquired notify socket in batches unless a watcher wants each notification at once.
+        server.pacing?.setImmediate(clients.contains { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush })
     }
 
     private mutating func remove(_ client: Client, reason: String) {
@@ -597,8 +606,11 @@ struct ServerLoop {
     private mutating func drainFanOut() {
         // With only batched watchers, the thread takes the samples when the next line is due instead of being woken
         // for each notification (25 wake-ups a second instead of one per notification; events still wake it).
+        // Unless the radio already hands notifications over in 40 ms bursts (NotificationPacing): then waking per
+        // burst costs no more and the line goes out as the burst arrives, not up to 40 ms later.
         let onlyBatched = !clients.contains { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush }
-        takesOnSchedule = server.fanOut.take(into: &incoming, next: onlyBatched ? .onOwnSchedule : .any)
+        flushesPerBurst = onlyBatched && server.pacing?.isDraining == true
+        takesOnSchedule = server.fanOut.take(into: &incoming, next: onlyBatched && !flushesPerBurst ? .onOwnSchedule : .any)
         var consumed = 0
         for (samplesBefore, output) in incoming.events {
             pendingMicros.append(contentsOf: incoming.micros[consumed..<samplesBefore])
@@ -615,7 +627,8 @@ struct ServerLoop {
     }
 
     private mutating func flushSamplesIfDue() {
-        guard !pendingMicros.isEmpty, ContinuousClock.now >= nextSamplesFlush else { return }
+        // Bursts come every 40 ms already: each is one line, sent as it arrives.
+        guard !pendingMicros.isEmpty, flushesPerBurst || ContinuousClock.now >= nextSamplesFlush else { return }
         flushSamples()
     }
 

@@ -296,3 +296,108 @@ struct DeviceConnectionTests {
         session.client.close()
     }
 }
+
+@Suite("DeviceConnection draining AcquireNotify in batches", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
+struct PacedAcquireNotifyTests {
+    /// Weight frames with increasing values, so order and loss show.
+    static func frames(_ count: Int) -> [[UInt8]] {
+        (0..<count).map { index in
+            var frame: [UInt8] = [0x01, 0x08]
+            withUnsafeBytes(of: Float(index).bitPattern.littleEndian) { frame += $0 }
+            withUnsafeBytes(of: UInt32(index * 5_000).littleEndian) { frame += $0 }
+            return frame
+        }
+    }
+
+    @Test("batched: every value in order, each with its arrival time rather than the time its batch was read")
+    func batchesKeepArrivalTimes() async throws {
+        let frames = Self.frames(40)
+        let fake = try FakeBlueZ(parameters: ["known": true], notifications: frames.map { (5_000, $0) })
+        defer { fake.stop() }
+        let session = try await Session(fake, mode: .acquireNotify) {
+            $0.pacing = NotificationPacing(batchInterval: .milliseconds(100))
+        }
+        #expect(await session.waitForReady())
+        try await session.connection.write([0x65], to: FakeBlueZ.progressorControl)
+
+        #expect(await session.notifications.waitFor(count: frames.count) == frames)
+        let arrived = session.notifications.hostTimes
+        let read = session.notifications.readTimes
+        #expect(zip(arrived, arrived.dropFirst()).allSatisfy { $0 <= $1 })
+        // Read in batches, yet each value carries the time it arrived, not the time it was read: most waited in the
+        // socket (about 50 ms on average at a 100 ms drain). (How far apart they arrived is up to the fake's
+        // scheduling on a loaded machine, so it is not asserted.)
+        let waits = zip(arrived, read).map { $1 - $0 }.sorted()
+        #expect(waits[waits.count / 2] >= 20_000, "median wait \(waits[waits.count / 2]) µs")
+        #expect(await session.finish() == nil)
+    }
+
+    @Test("switched to immediate, values are read as they arrive")
+    func immediateReadsOnArrival() async throws {
+        let frames = Self.frames(20)
+        let fake = try FakeBlueZ(parameters: ["known": true], notifications: frames.map { (5_000, $0) })
+        defer { fake.stop() }
+        let pacing = NotificationPacing(batchInterval: .milliseconds(200))
+        let session = try await Session(fake, mode: .acquireNotify) { $0.pacing = pacing }
+        #expect(await session.waitForReady())
+        pacing.setImmediate(true)
+        try await Task.sleep(for: .milliseconds(400))  // the next drain sees the change and polls for input again
+        try await session.connection.write([0x65], to: FakeBlueZ.progressorControl)
+
+        #expect(await session.notifications.waitFor(count: frames.count) == frames)
+        let waits = zip(session.notifications.hostTimes, session.notifications.readTimes).map { $1 - $0 }.sorted()
+        #expect(waits[waits.count / 2] < 50_000, "median wait \(waits[waits.count / 2]) µs")
+        #expect(await session.finish() == nil)
+    }
+
+    @Test("a quiet device wakes nobody: the drain stops once it finds nothing, and the next value is read on arrival")
+    func quietStopsTheDrain() async throws {
+        let frames = Self.frames(5)
+        let fake = try FakeBlueZ(parameters: ["known": true], notifications: [])
+        defer { fake.stop() }
+        let pacing = NotificationPacing(batchInterval: .seconds(2))
+        let session = try await Session(fake, mode: .acquireNotify) { $0.pacing = pacing }
+        #expect(await session.waitForReady())
+        // Nothing arrives: the first drain finds the socket empty and the timer stops.
+        #expect(await Self.within(.seconds(10)) { !pacing.isDraining }, "still draining an idle socket")
+
+        for frame in frames {
+            _ = try await fake.mock("EmitNotification", .objectPath(FakeBlueZ.dataPath), .bytes(frame))
+        }
+        #expect(await session.notifications.waitFor(count: frames.count, timeout: .seconds(10)) == frames)
+        // Read as it arrived, not up to a batch interval (2 s) later.
+        let firstWait = session.notifications.readTimes[0] - session.notifications.hostTimes[0]
+        #expect(firstWait < 1_000_000, "the first value after a quiet spell waited \(firstWait) µs")
+        // And once the burst is over the drain stops again.
+        #expect(await Self.within(.seconds(10)) { !pacing.isDraining }, "still draining after the burst")
+        #expect(await session.finish() == nil)
+    }
+
+    /// Polls `condition` every 10 ms until it holds or `timeout` passes.
+    static func within(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    @Test("a link drop between drains loses nothing: what the socket holds is read before it is released")
+    func hangUpDrainsFirst() async throws {
+        let frames = Self.frames(10)
+        let fake = try FakeBlueZ(parameters: ["known": true], notifications: [])
+        defer { fake.stop() }
+        let session = try await Session(fake, mode: .acquireNotify) {
+            $0.pacing = NotificationPacing(batchInterval: .seconds(30))
+        }
+        #expect(await session.waitForReady())
+        for frame in frames {
+            _ = try await fake.mock("EmitNotification", .objectPath(FakeBlueZ.dataPath), .bytes(frame))
+        }
+        try await fake.mock("DropLink", .objectPath(FakeBlueZ.progressorPath), .boolean(false))
+        #expect(await session.notifications.waitFor(count: frames.count, timeout: .seconds(10)) == frames)
+        #expect(await session.events.waitUntil { $0.contains { if case .disconnected = $0 { true } else { false } } })
+        #expect(await session.finish() == nil)
+    }
+}

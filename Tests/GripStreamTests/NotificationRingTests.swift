@@ -193,6 +193,28 @@ struct NotificationRingTests {
         consumer.join()
     }
 
+    @Test("with wakes held a batch of entries does not wake the consumer; releasing them wakes it once for all")
+    func heldWakesWakeOncePerBatch() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        let returned = Flag()
+        let batch = (0..<3).map { Entry.derived(from: $0) }
+        let consumer = TestThread {
+            ring.waitForData()
+            returned.set()
+            #expect(ring.pop() == batch)
+        }
+        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping }, "waitForData never went to sleep on an empty ring")
+        ring.holdWakes()
+        for entry in batch { #expect(ring.tryPush(entry)) }
+        pause(milliseconds: 100)
+        #expect(!returned.isSet, "a push woke the consumer while wakes were held")
+        #expect(ring.consumerIsSleeping)
+
+        ring.releaseWakes()
+        #expect(returned.wait(upTo: 30), "releasing the held wakes did not wake the consumer")
+        consumer.join()
+    }
+
     @Test("waitForData returns at once when the ring already holds an entry")
     func waitForDataWithDataPresent() {
         let ring = NotificationRing(capacityPowerOfTwo: 8)

@@ -178,19 +178,26 @@ public final class NotificationRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [[UInt8]] = []
     private var times: [Int64] = []
+    private var reads: [Int64] = []
 
     public var handler: NotificationHandler {
         { [self] buffer, hostMicros in
             let bytes = Array(buffer)
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
             lock.withLock {
                 values.append(bytes)
                 times.append(hostMicros)
+                reads.append(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
             }
         }
     }
 
     public var received: [[UInt8]] { lock.withLock { values } }
+    /// Each notification's host time as the connection reported it (µs, CLOCK_MONOTONIC).
     public var hostTimes: [Int64] { lock.withLock { times } }
+    /// When each notification reached the handler (µs, CLOCK_MONOTONIC): later than its host time when it waited.
+    public var readTimes: [Int64] { lock.withLock { reads } }
 
     /// Waits (polling every 10 ms, at most `timeout`) until at least `count` notifications arrived.
     public func waitFor(count: Int, timeout: Duration = .seconds(30)) async -> [[UInt8]] {

@@ -34,8 +34,9 @@ package final class BusConnection: @unchecked Sendable {
     // Loop thread state.
     private var watches: [WatchHandle] = []
     private var timeouts: [TimeoutHandle: Int64] = [:]
-    private var fdWatches: [Int: (fd: Int32, handler: @Sendable (Int16) -> Void)] = [:]
-    private var timers: [Int: (deadline: Int64, body: @Sendable () -> Void)] = [:]
+    private var fdWatches: [Int: (fd: Int32, events: Int16, handler: @Sendable (Int16) -> Void)] = [:]
+    /// Pending timers; a repeating one keeps its entry and moves its deadline on by `period` µs each time.
+    private var timers: [Int: (deadline: Int64, period: Int64?, body: @Sendable () -> Void)] = [:]
     private var messageHandlers: [(id: Int, handler: @Sendable (OwnedMessage) -> Void)] = []
     private var pendingCalls: [Int: @Sendable (OwnedMessage?) -> Void] = [:]
     private var closeHandlers: [@Sendable () -> Void] = []
@@ -197,12 +198,19 @@ package final class BusConnection: @unchecked Sendable {
         messageHandlers.removeAll { $0.id == id }
     }
 
-    /// Polls `fd` for input/hang-up and calls `handler(revents)` on the loop thread. Loop thread only.
-    func watch(fileDescriptor fd: Int32, handler: @escaping @Sendable (Int16) -> Void) -> Int {
+    /// Polls `fd` for input (unless `input` is false) and hang-up, and calls `handler(revents)` on the loop thread.
+    /// Loop thread only.
+    func watch(fileDescriptor fd: Int32, input: Bool = true, handler: @escaping @Sendable (Int16) -> Void) -> Int {
         assertOnLoop()
         nextID += 1
-        fdWatches[nextID] = (fd, handler)
+        fdWatches[nextID] = (fd, input ? Int16(POLLIN) : 0, handler)
         return nextID
+    }
+
+    /// Turns polling for input on or off for watch `id`; hang-up and errors are always reported. Loop thread only.
+    func setWatchInput(_ id: Int, _ input: Bool) {
+        assertOnLoop()
+        fdWatches[id]?.events = input ? Int16(POLLIN) : 0
     }
 
     /// Loop thread only.
@@ -216,7 +224,17 @@ package final class BusConnection: @unchecked Sendable {
     func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> Int {
         assertOnLoop()
         nextID += 1
-        timers[nextID] = (Clock.monotonicMicros() + Int64(delay.seconds * 1_000_000), body)
+        timers[nextID] = (Clock.monotonicMicros() + Int64(delay.seconds * 1_000_000), nil, body)
+        return nextID
+    }
+
+    /// Runs `body` on the loop thread every `period` until `cancelTimer`; a late run does not shift the later ones.
+    /// Loop thread only.
+    func scheduleRepeating(every period: Duration, _ body: @escaping @Sendable () -> Void) -> Int {
+        assertOnLoop()
+        nextID += 1
+        let micros = max(1, Int64(period.seconds * 1_000_000))
+        timers[nextID] = (Clock.monotonicMicros() + micros, micros, body)
         return nextID
     }
 
@@ -293,7 +311,7 @@ package final class BusConnection: @unchecked Sendable {
         polledFDWatches.removeAll(keepingCapacity: true)
         for (id, entry) in fdWatches {
             polledFDWatches.append((id, entry.fd, entry.handler))
-            pollFDs.append(pollfd(fd: entry.fd, events: Int16(POLLIN), revents: 0))
+            pollFDs.append(pollfd(fd: entry.fd, events: entry.events, revents: 0))
         }
 
         let now = Clock.monotonicMicros()
@@ -333,10 +351,17 @@ package final class BusConnection: @unchecked Sendable {
             timeouts[timeout] = after + Int64(timeout.intervalMilliseconds) * 1000
             timeout.handle()
         }
-        guard timers.values.contains(where: { $0.deadline <= after }) else { return }
-        let due = timers.filter { $0.value.deadline <= after }.sorted { $0.value.deadline < $1.value.deadline }
-        for (id, timer) in due where timers.removeValue(forKey: id) != nil {
-            timer.body()
+        // Earliest first, one at a time, without copying the table or allocating (a paced notification drain fires
+        // every 40 ms). A body may add or cancel timers, its own included.
+        while let next = timers.min(by: { $0.value.deadline < $1.value.deadline }), next.value.deadline <= after {
+            if let period = next.value.period {
+                // The next deadline after `after` on the original grid: a run that was late skips, never bunches.
+                let missed = (after - next.value.deadline) / period
+                timers[next.key]?.deadline = next.value.deadline + (missed + 1) * period
+            } else {
+                timers.removeValue(forKey: next.key)
+            }
+            next.value.body()
         }
     }
 }

@@ -7,6 +7,13 @@
 import Glibc
 
 enum Clock {
+    /// `clock_gettime(CLOCK_REALTIME)` in nanoseconds: the time base of `SO_TIMESTAMPNS` stamps.
+    static func realtimeNanos() -> Int64 {
+        var now = timespec()
+        unsafe clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
     /// `clock_gettime(CLOCK_MONOTONIC)` in microseconds. The time base of every notification's `hostMicros`.
     // HOT PATH: vDSO call, no allocation.
     static func monotonicMicros() -> Int64 {
@@ -51,6 +58,13 @@ enum Syscall {
         return ready
     }
 
+    /// `poll(fd, 0 ms)`: whether the peer hung up (or the descriptor failed).
+    static func hasHungUp(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: 0, revents: 0)
+        _ = unsafe Glibc.poll(&entry, 1, 0)
+        return entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+    }
+
     /// `recv(fd, buffer, count, MSG_DONTWAIT)`: bytes read (0 = empty datagram or hang-up), nil when it would block
     /// or failed (`errno` in `lastError`).
     // HOT PATH: one syscall, no allocation.
@@ -58,6 +72,58 @@ enum Syscall {
         let count = unsafe recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
         if count < 0 { return (nil, errno) }
         return (count, 0)
+    }
+
+    /// `setsockopt(SO_TIMESTAMPNS)`: the kernel stamps each datagram with its arrival time (CLOCK_REALTIME), read
+    /// back by `receiveStamped`. False when refused. Glibc's `SO_TIMESTAMPNS` is a macro Swift cannot import; 35 is
+    /// `SO_TIMESTAMPNS_OLD` of asm-generic/socket.h (x86, Arm, RISC-V), whose payload is a native `timespec` on 64-bit
+    /// systems. 32-bit systems read on arrival instead (see `NotificationPacing`).
+    static func enableReceiveTimestamps(_ fd: Int32) -> Bool {
+        #if _pointerBitWidth(_64)
+        var on: Int32 = 1
+        return unsafe setsockopt(fd, SOL_SOCKET, timestampOption, &on, socklen_t(MemoryLayout<Int32>.size)) == 0
+        #else
+        return false
+        #endif
+    }
+
+    static let timestampOption: Int32 = 35
+
+    /// `recvmsg(fd, MSG_DONTWAIT)` into `buffer`, with the `SO_TIMESTAMPNS` control message into `control`: bytes
+    /// read (nil when it would block or failed, `errno` returned) and the arrival time in nanoseconds since the epoch
+    /// (nil without a stamp).
+    // HOT PATH (paced drain): one syscall, no allocation.
+    static func receiveStamped(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, control: UnsafeMutableRawBufferPointer
+    ) -> (count: Int?, errno: Int32, realtimeNanos: Int64?) {
+        var vector = unsafe iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+        var header = unsafe msghdr()
+        unsafe header.msg_control = control.baseAddress
+        unsafe header.msg_controllen = control.count
+        let count = unsafe withUnsafeMutablePointer(to: &vector) { vectorPointer in
+            unsafe header.msg_iov = vectorPointer
+            unsafe header.msg_iovlen = 1
+            return unsafe recvmsg(fd, &header, Int32(MSG_DONTWAIT))
+        }
+        if count < 0 { return (nil, errno, nil) }
+        // Walk the control messages (struct cmsghdr: size_t length, int level, int type, then the data, each
+        // message padded to 8 bytes): CMSG_FIRSTHDR/CMSG_NXTHDR are macros Swift cannot import.
+        var stamp: Int64?
+        var offset = 0
+        let cmsgHeaderSize = MemoryLayout<Int>.size + 2 * MemoryLayout<Int32>.size
+        let controlLength = unsafe header.msg_controllen
+        while offset + cmsgHeaderSize <= controlLength {
+            let length = unsafe control.load(fromByteOffset: offset, as: Int.self)
+            let level = unsafe control.load(fromByteOffset: offset + MemoryLayout<Int>.size, as: Int32.self)
+            let type = unsafe control.load(fromByteOffset: offset + MemoryLayout<Int>.size + 4, as: Int32.self)
+            guard length >= cmsgHeaderSize, offset + length <= controlLength else { break }
+            if level == SOL_SOCKET, type == timestampOption, length >= cmsgHeaderSize + MemoryLayout<timespec>.size {
+                let time = unsafe control.loadUnaligned(fromByteOffset: offset + cmsgHeaderSize, as: timespec.self)
+                stamp = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+            }
+            offset += (length + 7) & ~7
+        }
+        return (count, 0, stamp)
     }
 
     /// `fcntl(F_SETFL, O_NONBLOCK)` and `fcntl(F_SETFD, FD_CLOEXEC)`.
@@ -127,8 +193,9 @@ struct OSThread: Sendable {
 /// A fixed receive buffer for one AcquireNotify socket: allocated once per acquisition, never per datagram.
 @safe
 final class DatagramReceiver: @unchecked Sendable {
-    // SAFETY: `memory` is owned (allocated in init, freed in deinit) and only used on the loop thread.
+    // SAFETY: `memory` and `control` are owned (allocated in init, freed in deinit) and only used on the loop thread.
     private let memory: UnsafeMutableRawBufferPointer
+    private let control: UnsafeMutableRawBufferPointer
 
     enum Outcome {
         case datagram(Int)
@@ -139,16 +206,34 @@ final class DatagramReceiver: @unchecked Sendable {
     /// - Parameter capacity: at least the ATT MTU, so no notification is truncated.
     init(capacity: Int) {
         unsafe memory = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        unsafe control = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 16)
     }
 
-    deinit { unsafe memory.deallocate() }
+    deinit {
+        unsafe memory.deallocate()
+        unsafe control.deallocate()
+    }
 
     /// Reads one datagram from `fd` (`recv`, MSG_DONTWAIT).
     // HOT PATH: one syscall, no allocation.
     func receive(from fd: Int32) -> Outcome {
         let (count, error) = unsafe Syscall.receive(fd, into: memory)
         if let count { return .datagram(count) }
-        return error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error)
+        return Self.unread(error)
+    }
+
+    /// Reads one datagram from `fd` with its arrival time (`recvmsg`, MSG_DONTWAIT, `SO_TIMESTAMPNS` enabled):
+    /// the outcome and the kernel's stamp in nanoseconds since the epoch (nil if it gave none).
+    // HOT PATH (paced drain): one syscall, no allocation.
+    func receiveStamped(from fd: Int32) -> (Outcome, realtimeNanos: Int64?) {
+        let (count, error, stamp) = unsafe Syscall.receiveStamped(fd, into: memory, control: control)
+        if let count { return (.datagram(count), stamp) }
+        return (Self.unread(error), nil)
+    }
+
+    /// A read that returned nothing: nothing queued (or interrupted: the next poll or drain reads what is left), else a failure.
+    private static func unread(_ error: Int32) -> Outcome {
+        error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error)
     }
 
     /// Hands the first `count` bytes of the last datagram to `handler`.

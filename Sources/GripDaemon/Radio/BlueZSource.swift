@@ -20,17 +20,21 @@ final class BlueZSource: Service, CustomStringConvertible {
     private let inputs: AsyncStream<ControlInput>
     private let continuation: AsyncStream<ControlInput>.Continuation
     let logger: Logger
+    /// How an acquired notify socket is read: batched unless a watcher takes the immediate pace.
+    private let pacing: NotificationPacing
 
     var description: String { "BlueZSource" }
 
     /// - Parameters:
     ///   - sessionGapMicros: idle time after which measuring stops (the segmenter's session gap).
     ///   - outbox: where DEVICE state lines and TARE replies go to the socket thread.
+    ///   - pacing: set by the socket server; read by the connection's acquired socket.
     init(
         configuration: RadioConfiguration, profile: any DeviceProfile, ring: NotificationRing, sessionGapMicros: Int64, activity: EffortActivity,
-        status: DaemonStatus, outbox: Mailbox<DaemonReply>, logger: Logger
+        status: DaemonStatus, outbox: Mailbox<DaemonReply>, pacing: NotificationPacing, logger: Logger
     ) {
         self.configuration = configuration
+        self.pacing = pacing
         self.profile = profile
         self.logger = logger
         radio = RadioRing(ring: ring)
@@ -143,11 +147,13 @@ final class BlueZSource: Service, CustomStringConvertible {
             // BlueZ hands only notifications over a socket; indications always come through StartNotify.
             notifyMode: configuration.notifyMode == .acquire && profile.transport == .notify ? .acquireNotify : .startNotify)
         settings.initialBackoff = configuration.connectBackoff
+        settings.pacing = pacing
         let radio = radio
         let continuation = continuation
         return DeviceConnection(
             client: client, address: address, adapter: configuration.adapter, configuration: settings,
             onNotification: { bytes, hostMicros in radio.pushNotification(bytes, hostMicros: hostMicros) },
+            onBatch: { starting in radio.batch(starting) },
             onEvent: { continuation.yield(.link($0)) })
     }
 }

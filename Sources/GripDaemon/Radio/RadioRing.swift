@@ -35,6 +35,14 @@ final class RadioRing: Sendable {
         }
     }
 
+    /// D-Bus thread: a paced drain starts (`true`) or has handed over its notifications (`false`): the consumer is
+    /// woken once, after the batch (`NotificationRing.holdWakes()`).
+    func batch(_ starting: Bool) {
+        producerLock.withLock { _ in
+            if starting { ring.holdWakes() } else { ring.releaseWakes() }
+        }
+    }
+
     /// Control task: a command written to the control point, so the decoder knows what a response answers and
     /// START restarts the device clock. Pushed before the write goes out (a response cannot precede it).
     func pushWrite(_ bytes: [UInt8]) {

@@ -17,6 +17,7 @@
 //        offset   8  consumer's cached tail   (consumer only)
 //        offset 128  tail                 written by the producer
 //        offset 136  producer's cached head   (producer only)
+//        offset 144  wakeHeld             (producer only) set between `holdWakes()` and `releaseWakes()`
 //        offset 256  consumerSleeping     set by the consumer, cleared by either
 //        offset 384  producerSleeping     set by the producer, cleared by either
 //        offset 448  wakeRequested        set by any thread (`wakeConsumer`), cleared by the consumer
@@ -147,6 +148,7 @@ public final class NotificationRing: @unchecked Sendable {
     private let consumerCachedTail: UnsafeAtomic<Int>
     private let tail: UnsafeAtomic<Int>
     private let producerCachedHead: UnsafeAtomic<Int>
+    private let wakeHeld: UnsafeAtomic<Int>
     private let consumerSleeping: UnsafeAtomic<Int>
     private let producerSleeping: UnsafeAtomic<Int>
     private let wakeRequested: UnsafeAtomic<Int>
@@ -190,6 +192,7 @@ public final class NotificationRing: @unchecked Sendable {
         consumerCachedTail = unsafe UnsafeAtomic(at: words + 1)
         tail = unsafe UnsafeAtomic(at: words + 16)
         producerCachedHead = unsafe UnsafeAtomic(at: words + 17)
+        wakeHeld = unsafe UnsafeAtomic(at: words + 18)
         consumerSleeping = unsafe UnsafeAtomic(at: words + 32)
         producerSleeping = unsafe UnsafeAtomic(at: words + 48)
         wakeRequested = unsafe UnsafeAtomic(at: words + 56)
@@ -335,10 +338,29 @@ public final class NotificationRing: @unchecked Sendable {
         }
         // Publish (release) and order before the sleep-flag load (seq_cst): see SLEEP / WAKE in the header.
         tail.store(currentTail &+ 1, ordering: .sequentiallyConsistent)
-        if consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
+        if wakeHeld.load(ordering: .relaxed) == 0 && consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
             wakeSleepingConsumer()
         }
         return .pushed
+    }
+
+    /// Producer: pushes until `releaseWakes()` do not wake a sleeping consumer; `releaseWakes()` does, once. For a
+    /// producer that hands over several entries at once (a paced socket drain), so the consumer wakes once per batch
+    /// instead of at the first entry and again for the rest.
+    ///
+    /// No wake-up is lost: `releaseWakes()` loads the sleep flag after the batch's last `tail` store, exactly as that
+    /// push would have (the Dekker pair in the header).
+    /// - Important: Producer thread only (or under the producers' lock); pair every call with `releaseWakes()`.
+    public func holdWakes() {
+        wakeHeld.store(1, ordering: .relaxed)
+    }
+
+    /// Producer: ends `holdWakes()` and wakes the consumer if it sleeps.
+    public func releaseWakes() {
+        wakeHeld.store(0, ordering: .relaxed)
+        if consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
+            wakeSleepingConsumer()
+        }
     }
 
     @inline(never)
