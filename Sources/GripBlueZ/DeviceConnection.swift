@@ -591,43 +591,10 @@ public final class DeviceConnection: Sendable {
         state.drainTimer = nil
     }
 
-    /// Loop thread: reads every queued datagram and hands each on with its host time: the kernel's arrival stamp
-    /// when the socket stamps arrivals, else now. Says whether the socket turned out closed, else whether anything
-    /// was read. A read of 0 bytes
-    /// is the end of the stream once BlueZ has hung up, else an empty notification; a drain `onTimer` has no poll
-    /// result to tell, so it asks with a poll of its own.
-    // HOT PATH: no allocation, lock or log; one syscall per datagram.
+    /// Loop thread: reads every queued datagram and hands each on (`DatagramReceiver.drain`).
     private func drainAcquired(_ acquired: Acquired, hungUp: Bool, onTimer: Bool) -> DrainOutcome {
-        let receiver = acquired.receiver
-        // Stamps are CLOCK_REALTIME; notifications carry CLOCK_MONOTONIC. One offset per drain: a clock step in the
-        // middle of a batch moves its samples by the step at most once.
-        let realtimeToMonotonic = acquired.pacing == nil ? 0 : Clock.monotonicMicros() * 1_000 - Clock.realtimeNanos()
-        var readAny = false
-        while true {
-            let outcome: DatagramReceiver.Outcome
-            let hostMicros: Int64
-            if acquired.pacing == nil {
-                outcome = receiver.receive(from: acquired.fd)
-                hostMicros = Clock.monotonicMicros()
-            } else {
-                let (read, stamp) = receiver.receiveStamped(from: acquired.fd)
-                outcome = read
-                hostMicros = stamp.map { ($0 + realtimeToMonotonic) / 1_000 } ?? Clock.monotonicMicros()
-            }
-            switch outcome {
-            case .datagram(let count):
-                if count == 0 && (hungUp || (onTimer && Syscall.hasHungUp(acquired.fd))) { return .closed }
-                receiver.deliver(count: count, hostMicros: hostMicros, to: onNotification)
-                readAny = true
-                // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
-                // hang-up racing in would also read as 0.
-                if count == 0 { return .read }
-            case .wouldBlock:
-                return readAny ? .read : .empty
-            case .failed:
-                return .closed
-            }
-        }
+        acquired.receiver.drain(
+            acquired.fd, stamped: acquired.pacing != nil, hungUp: hungUp, onTimer: onTimer, to: onNotification)
     }
 
     /// Loop thread.
@@ -638,11 +605,6 @@ public final class DeviceConnection: Sendable {
         Syscall.close(acquired.fd)
         state.acquired = nil
     }
-}
-
-/// What one drain of an acquired notify socket found.
-private enum DrainOutcome {
-    case read, empty, closed
 }
 
 /// An acquired notify socket.

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 
@@ -18,5 +19,35 @@ struct NotificationFastPathTests {
         #expect(probe.deliver())
         #expect(probe.deliver())
         #expect(received.withLock { $0 } == [value, value])
+    }
+
+    @Test("a paced drain of an acquired socket hands over every datagram's exact bytes, in order, with the time it arrived")
+    func drainKeepsArrivalTimes() throws {
+        let received = Mutex<[(bytes: [UInt8], hostMicros: Int64)]>([])
+        let probe = try #require(AcquiredDrainProbe { bytes, hostMicros in
+            received.withLock { $0.append((Array(bytes), hostMicros)) }
+        })
+        let values: [[UInt8]] = [[0x01, 0x08, 1, 2, 3, 4, 5, 6, 7, 8], [], Array(repeating: 0xAB, count: 244)]
+        var sentAt: [Int64] = []
+        for value in values {
+            sentAt.append(DeviceConnection.hostMicros())
+            #expect(probe.send(value))
+            usleep(20_000)
+        }
+        let drainedAt = DeviceConnection.hostMicros()
+        // The empty notification stops the first drain (a 0-byte read is looked at before reading on); the next
+        // drain reads the rest, as the next timer tick would.
+        #expect(probe.drain())
+        #expect(probe.drain())
+        let got = received.withLock { $0 }
+        #expect(got.map(\.bytes) == values)
+        for (index, arrival) in got.map(\.hostMicros).enumerated() {
+            // Stamped by the kernel as it was sent (give or take the clock conversion), not when it was drained,
+            // which was 20–60 ms later.
+            #expect(abs(arrival - sentAt[index]) < 5_000, "value \(index) arrived \(arrival - sentAt[index]) µs from its send")
+            #expect(drainedAt - arrival > 15_000)
+        }
+        #expect(probe.drain())
+        #expect(received.withLock { $0.count } == values.count, "an empty socket delivers nothing")
     }
 }

@@ -3,6 +3,10 @@
 // found without decoding the message into Swift values, and the handler pushes them into the ring under the
 // producer lock (the daemon's RadioRing does exactly that). One scaled iteration is one notification; the ring is
 // drained every 32 so it never fills. Reading the message off the socket is libdbus's and is not measured.
+//
+// In AcquireNotify mode with the paced drain, the same thread instead reads an acquired socket every 40 ms: the
+// second benchmark sends each notification into a socket pair (bluetoothd's part, measured too) and drains it every
+// 4, about a drain's worth at 80 Hz, through the product's drain loop, into the same locked ring.
 
 import Benchmark
 @_spi(Benchmarks) import GripBlueZ
@@ -39,6 +43,30 @@ func registerDBusSignalBenchmarks() {
             }
             benchmark.stopMeasurement()
             precondition(delivered == benchmark.scaledIterations.count, "a notification missed the fast path")
+            blackHole(popped)
+        }
+    }
+}
+
+func registerAcquiredDrainBenchmarks() {
+    for (label, frame) in benchmarkFrames {
+        // Two syscalls per notification: a thousand per scaled iteration, not a million.
+        Benchmark(
+            "acquired socket→ring, paced drain every 4, \(label)", configuration: .init(scalingFactor: .kilo)
+        ) { benchmark in
+            let target = LockedRing()
+            defer { target.ring.close() }
+            guard let probe = AcquiredDrainProbe(handler: { bytes, hostMicros in
+                target.push(bytes, hostMicros: hostMicros)
+            }) else { fatalError("the socket pair or its arrival stamps were refused") }
+            var popped = 0
+            benchmark.startMeasurement()
+            for iteration in benchmark.scaledIterations {
+                probe.send(frame)
+                if iteration & 3 == 3 { probe.drain() }
+                if iteration & 31 == 31 { popped &+= target.ring.popBatch(max: 32) { _ in } }
+            }
+            benchmark.stopMeasurement()
             blackHole(popped)
         }
     }

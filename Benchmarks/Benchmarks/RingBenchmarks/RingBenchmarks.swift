@@ -16,4 +16,5 @@ let benchmarks: @Sendable () -> Void = {
     registerRingTwoThreadBenchmarks()
     registerPipelineBenchmarks()
     registerDBusSignalBenchmarks()
+    registerAcquiredDrainBenchmarks()
 }

@@ -197,12 +197,6 @@ final class DatagramReceiver: @unchecked Sendable {
     private let memory: UnsafeMutableRawBufferPointer
     private let control: UnsafeMutableRawBufferPointer
 
-    enum Outcome {
-        case datagram(Int)
-        case wouldBlock
-        case failed(Int32)
-    }
-
     /// - Parameter capacity: at least the ATT MTU, so no notification is truncated.
     init(capacity: Int) {
         unsafe memory = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
@@ -214,9 +208,56 @@ final class DatagramReceiver: @unchecked Sendable {
         unsafe control.deallocate()
     }
 
+    /// Reads every datagram queued on `fd` and hands each to `handler` with its host time (CLOCK_MONOTONIC µs): the
+    /// kernel's arrival stamp when `stamped` (the socket has `SO_TIMESTAMPNS` on), else the time it was read.
+    ///
+    /// A read of 0 bytes is the end of the stream once the peer has hung up (`hungUp`, from the caller's poll),
+    /// else an empty notification. A drain `onTimer` has no poll result to tell the two apart, so it asks with a
+    /// poll of its own.
+    /// - Returns: whether the socket turned out closed, else whether anything was read.
+    // HOT PATH: no allocation, lock or log; one syscall per datagram.
+    func drain(
+        _ fd: Int32, stamped: Bool, hungUp: Bool, onTimer: Bool, to handler: NotificationSink
+    ) -> DrainOutcome {
+        // Stamps are CLOCK_REALTIME; notifications carry CLOCK_MONOTONIC. One offset per drain: a clock step in the
+        // middle of a batch moves its samples by the step at most once.
+        let realtimeToMonotonic = stamped ? Clock.monotonicMicros() * 1_000 - Clock.realtimeNanos() : 0
+        var readAny = false
+        while true {
+            let outcome: Outcome
+            let hostMicros: Int64
+            if stamped {
+                let (read, stamp) = receiveStamped(from: fd)
+                outcome = read
+                hostMicros = stamp.map { ($0 + realtimeToMonotonic) / 1_000 } ?? Clock.monotonicMicros()
+            } else {
+                outcome = receive(from: fd)
+                hostMicros = Clock.monotonicMicros()
+            }
+            switch outcome {
+            case .datagram(let count):
+                if count == 0 && (hungUp || (onTimer && Syscall.hasHungUp(fd))) { return .closed }
+                unsafe handler(UnsafeRawBufferPointer(rebasing: memory[0..<count]), hostMicros)
+                readAny = true
+                // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
+                // hang-up racing in would also read as 0.
+                if count == 0 { return .read }
+            case .wouldBlock:
+                return readAny ? .read : .empty
+            case .failed:
+                return .closed
+            }
+        }
+    }
+
+    private enum Outcome {
+        case datagram(Int)
+        case wouldBlock
+        case failed(Int32)
+    }
+
     /// Reads one datagram from `fd` (`recv`, MSG_DONTWAIT).
-    // HOT PATH: one syscall, no allocation.
-    func receive(from fd: Int32) -> Outcome {
+    private func receive(from fd: Int32) -> Outcome {
         let (count, error) = unsafe Syscall.receive(fd, into: memory)
         if let count { return .datagram(count) }
         return Self.unread(error)
@@ -224,21 +265,20 @@ final class DatagramReceiver: @unchecked Sendable {
 
     /// Reads one datagram from `fd` with its arrival time (`recvmsg`, MSG_DONTWAIT, `SO_TIMESTAMPNS` enabled):
     /// the outcome and the kernel's stamp in nanoseconds since the epoch (nil if it gave none).
-    // HOT PATH (paced drain): one syscall, no allocation.
-    func receiveStamped(from fd: Int32) -> (Outcome, realtimeNanos: Int64?) {
+    private func receiveStamped(from fd: Int32) -> (Outcome, realtimeNanos: Int64?) {
         let (count, error, stamp) = unsafe Syscall.receiveStamped(fd, into: memory, control: control)
         if let count { return (.datagram(count), stamp) }
         return (Self.unread(error), nil)
     }
 
-    /// A read that returned nothing: nothing queued (or interrupted: the next poll or drain reads what is left), else a failure.
+    /// A read that returned nothing: nothing queued (or interrupted: the next poll or drain reads what is left), else
+    /// a failure.
     private static func unread(_ error: Int32) -> Outcome {
         error == EAGAIN || error == EWOULDBLOCK || error == EINTR ? .wouldBlock : .failed(error)
     }
+}
 
-    /// Hands the first `count` bytes of the last datagram to `handler`.
-    // HOT PATH: no allocation.
-    func deliver(count: Int, hostMicros: Int64, to handler: NotificationSink) {
-        unsafe handler(UnsafeRawBufferPointer(rebasing: memory[0..<count]), hostMicros)
-    }
+/// What one drain of an acquired notify socket found.
+enum DrainOutcome {
+    case read, empty, closed
 }
