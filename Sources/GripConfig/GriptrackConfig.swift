@@ -147,6 +147,9 @@ public struct GriptrackConfig: Sendable, Equatable {
                 file: file, line: line, key: nil,
                 problem: "a table name must start with a letter, a digit, _, - or a quote, e.g. [device]")
         }
+        if let line = ArrayElementCheck.firstMisplacedBraceLine(in: text) {
+            throw ConfigError(file: file, line: line, key: nil, problem: "expected a value or ']' before '}'")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

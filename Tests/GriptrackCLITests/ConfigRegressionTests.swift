@@ -31,4 +31,30 @@ struct ConfigRegressionTests {
             #expect(error.problem != Self.problem)
         }
     }
+
+    static let braceProblem = "expected a value or ']' before '}'"
+
+    @Test("a '}' where an array element belongs is an error on its line, never TOMLKit's assertion", arguments: [
+        ("[app_store]\ntrusted_roots = [}\n", 2),  // regression-array-close-brace.toml
+        ("[app_store]\ntrusted_roots = [\"/a.pem\", }\n", 2),
+        ("[app_store]\ntrusted_roots = [\n  # none yet\n\n}\n", 5),
+        ("[device]\nname_prefix = \"\"\"\nmulti\nline\"\"\"\nadapter = [[}]]\n", 5),
+        ("x = { y = [ }]}\n", 1),
+    ])
+    func braceInArrayIsAnError(text: String, line: Int) {
+        #expect(throws: ConfigError(file: "g.toml", line: line, key: nil, problem: Self.braceProblem)) {
+            try GriptrackConfig.parse(text, file: "g.toml")
+        }
+    }
+
+    @Test("'[}' inside strings and comments still reaches TOMLKit", arguments: [
+        "[device]\nname_prefix = \"[}\"\n",
+        "[device]\nname_prefix = '[}' # [}\n",
+        "[device]\nname_prefix = \"a\\\"[}\"\n",
+        "[device]\nname_prefix = \"\"\"x\"\"[}\"\"\"\n",
+    ])
+    func bracesInStringsPass(text: String) throws {
+        let config = try GriptrackConfig.parse(text, file: "g.toml")
+        #expect(config.device.namePrefix?.hasSuffix("[}") == true)
+    }
 }
