@@ -219,8 +219,10 @@ struct KeyLines {
 
     init(_ text: String) {
         var section: String?
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+        // Lines end at each "\n", as toml++ counts them. Splitting the Characters would not: "\r\n" is one Character,
+        // so every CRLF line would run into the next and later errors would name the wrong line.
+        for (index, raw) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(raw).trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("[") && !line.hasPrefix("[[") {
                 guard let close = line.firstIndex(of: "]") else { continue }
                 section = Self.unquote(String(line[line.index(after: line.startIndex)..<close]))

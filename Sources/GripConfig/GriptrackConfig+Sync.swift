@@ -18,7 +18,8 @@ extension GriptrackConfig {
                 file: self.path ?? "(defaults)", line: nil, key: "sync.password_file",
                 problem: "cannot read \(path); it must be readable by the user griptrack runs as")
         }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        // The first line, without its line end: "\n" or "\r\n" (one Character, which a split on "\n" would keep).
+        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }
 
     /// Refuses a `password_file` that is missing or that the group or others may read, at load time (exit 5, with

@@ -57,4 +57,17 @@ struct ConfigRegressionTests {
         let config = try GriptrackConfig.parse(text, file: "g.toml")
         #expect(config.device.namePrefix?.hasSuffix("[}") == true)
     }
+
+    @Test("with CRLF line ends an error still names the line of its key", arguments: [
+        ("[device]\r\nadapter = \"hci0\"\r\nbogus = 1\r\n", 3, "device.bogus"),
+        ("# g\u{FFFD}co stops tfalse\r\n\n[recording]\n# I\n\n[entitents]\n#A='co\n\n[app_stoje]\n", 9, "app_stoje"),  // regression-crlf-line-numbers.toml, shortened
+    ])
+    func crlfLinesAreCounted(text: String, line: Int, key: String) {
+        #expect {
+            try GriptrackConfig.parse(text, file: "g.toml")
+        } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.line == line && error.key == key
+        }
+    }
 }

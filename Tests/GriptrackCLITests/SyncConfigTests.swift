@@ -80,5 +80,8 @@ struct SyncConfigTests {
         chmod(secret, 0o600)
         let config = try GriptrackConfig.load(path: configPath, required: true)
         #expect(try config.syncPassword() == "s3cret")
+        // Written on Windows: the line end is not part of the password.
+        try Data("s3cret\r\n".utf8).write(to: URL(fileURLWithPath: secret))
+        #expect(try config.syncPassword() == "s3cret")
     }
 }
