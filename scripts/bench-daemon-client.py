@@ -36,9 +36,10 @@ def write_bytes(pid):
     return -1
 
 
-def wakeups(pid):
-    """Context switches (voluntary + involuntary) per thread, as {tid: (name, count)}: each is the thread going to
-    sleep or being preempted, so their growth over a quiet window counts its wake-ups."""
+def thread_counters(pid):
+    """Per thread, as {tid: (name, context switches, CPU ns)}. Context switches (voluntary + involuntary) are the
+    thread going to sleep or being preempted, so their growth over a quiet window counts its wake-ups; CPU time is in
+    ns, from /proc/PID/task/TID/schedstat (the clock ticks of .../stat count 10 ms steps, too coarse per thread)."""
     counts = {}
     for tid in os.listdir('/proc/%d/task' % pid):
         try:
@@ -47,19 +48,21 @@ def wakeups(pid):
             for line in open('/proc/%d/task/%s/status' % (pid, tid)):
                 if line.startswith(('voluntary_ctxt_switches:', 'nonvoluntary_ctxt_switches:')):
                     switches += int(line.split()[1])
+            cpu_ns = int(open('/proc/%d/task/%s/schedstat' % (pid, tid)).read().split()[0])
         except OSError:
             continue  # the thread ended meanwhile
-        counts[tid] = (name, switches)
+        counts[tid] = (name, switches, cpu_ns)
     return counts
 
 
-def woken_by_name(before, after):
-    """Wake-ups in the window per thread name: threads alive at the end, all of a new thread's switches (threads
-    that ended inside the window are not seen)."""
-    woken = {}
-    for tid, (name, count) in after.items():
-        woken[name] = woken.get(name, 0) + count - before.get(tid, (name, 0))[1]
-    return woken
+def growth_by_name(before, after, field):
+    """Growth of one counter (1: context switches, 2: CPU ns) in the window, summed per thread name: threads
+    alive at the end, all of a new thread's count (threads that ended inside the window are not seen)."""
+    grown = {}
+    for tid, counters in after.items():
+        name = counters[0]
+        grown[name] = grown.get(name, 0) + counters[field] - before.get(tid, (name, 0, 0))[field]
+    return grown
 
 
 def percentile(values, fraction):
@@ -124,7 +127,7 @@ def main():
             elapsed = (now - start) / 1e9
             if window is None and elapsed >= 3:
                 window = (now, cpu_ticks(daemon.pid), write_bytes(daemon.pid))
-                streaming_switches = wakeups(daemon.pid)
+                streaming_threads = thread_counters(daemon.pid)
             if window is not None and args.rss_every and (now - window[0]) / 1e9 >= len(rss_series) * args.rss_every:
                 rss_series.append((round((now - window[0]) / 1e9), rss_kib(daemon.pid), rss_kib(daemon.pid, 'RssAnon:')))
                 print('run %d: %5d s  VmRSS %.2f MiB  RssAnon %.2f MiB' % (
@@ -134,9 +137,16 @@ def main():
                 streaming_cpu = 100.0 * (cpu_ticks(daemon.pid) - window[1]) / hz / window_s
                 streaming_rss = rss_kib(daemon.pid)
                 streaming_anon = rss_kib(daemon.pid, 'RssAnon:')
-                streaming_woken = woken_by_name(streaming_switches, wakeups(daemon.pid))
+                threads_after = thread_counters(daemon.pid)
+                streaming_woken = growth_by_name(streaming_threads, threads_after, 1)
                 print('run %d: wake-ups per second by thread while streaming: %s' % (args.run, json.dumps(
                     {k: round(v / window_s, 1) for k, v in sorted(streaming_woken.items()) if v})), file=sys.stderr)
+                # Where the CPU goes, per thread: the D-Bus thread (radio), the consumer (decode, segment), the socket
+                # thread (SAMPLES to watchers) and the recorder (commits).
+                streaming_thread_cpu = {
+                    name: cpu_ns / 1e6 / window_s
+                    for name, cpu_ns in growth_by_name(streaming_threads, threads_after, 2).items()
+                    if name.startswith('gt-')}
                 streaming_wakeups = sum(v for k, v in streaming_woken.items() if k.startswith('gt-')) / window_s
                 # The fake alternates 5 s rest and 5 s pull, so the daemon records automatically all along.
                 written_per_hour = (write_bytes(daemon.pid) - window[2]) * 3600 / window_s
@@ -151,13 +161,12 @@ def main():
                     quiet_since = time.monotonic()
             except BlockingIOError:
                 time.sleep(0.05)
-        before, t0, switches_before = cpu_ticks(daemon.pid), time.monotonic(), wakeups(daemon.pid)
+        before, t0, threads_before = cpu_ticks(daemon.pid), time.monotonic(), thread_counters(daemon.pid)
         time.sleep(min(args.seconds, 60))  # a growth run's hour of streaming needs no hour of idling
         idle_s = time.monotonic() - t0
         idle_cpu = 100.0 * (cpu_ticks(daemon.pid) - before) / hz / idle_s
         idle_rss = rss_kib(daemon.pid)
-        switches_after = wakeups(daemon.pid)
-        woken = woken_by_name(switches_before, switches_after)
+        woken = growth_by_name(threads_before, thread_counters(daemon.pid), 1)
         print('run %d: idle wake-ups by thread over %.0f s: %s' % (
             args.run, idle_s, json.dumps({k: v for k, v in sorted(woken.items()) if v})), file=sys.stderr)
 
@@ -179,6 +188,8 @@ def main():
             'idle_wakeups_per_min': sum(woken.values()) * 60 / idle_s,
             'write_mib_per_hour_streaming': written_per_hour / (1 << 20),
         }
+        for name, ms in sorted(streaming_thread_cpu.items()):
+            result['cpu_ms_per_s_%s' % name.removeprefix('gt-')] = ms
         if len(rss_series) >= 2:
             # Growth from the first sample after the warm-up to the last, and the peak: a leak shows as a steady climb.
             result['rss_growth_mib'] = (rss_series[-1][1] - rss_series[0][1]) / 1024

@@ -547,6 +547,10 @@ public final class DeviceConnection: Sendable {
     /// Loop thread: input (when read on arrival) or a hang-up (always) on the acquired socket. After a hang-up
     /// what is still queued is read first (paced, up to a batch interval of samples), then the socket is released.
     /// recv() == 0 with POLLHUP, or POLLHUP/POLLERR alone, means BlueZ closed it (hbldh/bleak#1982).
+    ///
+    /// Paced, the drain timer starts again only once two datagrams arrive less than a batch interval apart: a device
+    /// that sends more slowly (an Entralpi's 10 Hz) costs one wake-up per notification on arrival, where a drain
+    /// would add a timer wake-up that finds nothing.
     private func acquiredSocketReady(_ revents: Int16) {
         guard let acquired = state.acquired else { return }
         let hungUp = revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
@@ -554,23 +558,32 @@ public final class DeviceConnection: Sendable {
         if drain == .closed || hungUp {
             releaseAcquired()
             cache.poke()
-        } else if let pacing = acquired.pacing, !pacing.isImmediate {
+        } else if let pacing = acquired.pacing, !pacing.isImmediate,
+            let gap = acquired.receiver.lastArrivalGapMicros, gap < pacing.batchMicros
+        {
             startDraining()
         }
     }
 
+    /// Consecutive drains that must find nothing before the socket goes back to being read on arrival. BLE delivers
+    /// notifications in bursts, one per connection event (every 7.5 ms to 4 s; 30–50 ms is common), which beat
+    /// against the 40 ms drain grid: while streaming, one drain in ten or so finds nothing, and stopping on it would
+    /// cost a wake-up on the next arrival and restart the grid. Two in a row mean the device has gone quiet.
+    static let emptyDrainsBeforeStop = 2
+
     /// Loop thread: the paced drain, every `batchInterval` while datagrams keep coming and the pacing allows it.
-    /// A drain that finds nothing goes back to reading on arrival, so a connected but idle device wakes nobody;
-    /// the next datagram is read at once and starts the timer again.
+    /// Drains that find nothing (`emptyDrainsBeforeStop`) go back to reading on arrival, so a connected but idle
+    /// device wakes nobody; the next datagrams are read at once and start the timer again.
     private func drainTick() {
         guard let acquired = state.acquired, let pacing = acquired.pacing else { return }
         onBatch(true)
         let drain = drainAcquired(acquired, hungUp: false, onTimer: true)
         onBatch(false)
+        state.emptyDrains = drain == .empty ? state.emptyDrains + 1 : 0
         if drain == .closed {
             releaseAcquired()
             cache.poke()
-        } else if pacing.isImmediate || drain == .empty {
+        } else if pacing.isImmediate || state.emptyDrains >= Self.emptyDrainsBeforeStop {
             stopDraining()
             connection.setWatchInput(acquired.watchID, true)
         }
@@ -581,6 +594,7 @@ public final class DeviceConnection: Sendable {
         guard let acquired = state.acquired, let pacing = acquired.pacing, state.drainTimer == nil else { return }
         connection.setWatchInput(acquired.watchID, false)
         pacing.setDraining(true)
+        state.emptyDrains = 0
         state.drainTimer = connection.scheduleRepeating(every: pacing.batchInterval) { [self] in drainTick() }
     }
 
@@ -634,5 +648,7 @@ private final class LoopState: @unchecked Sendable {
     var acquired: Acquired?
     /// The pending paced drain of `acquired`; nil while it is read on arrival.
     var drainTimer: Int?
+    /// Drains in a row that found nothing.
+    var emptyDrains = 0
     var weConnected = false
 }

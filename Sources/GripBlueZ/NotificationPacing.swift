@@ -15,6 +15,8 @@ import Synchronization
 public final class NotificationPacing: Sendable {
     /// The drain period while batched.
     public let batchInterval: Duration
+    /// `batchInterval` in µs, the unit of arrival times.
+    let batchMicros: Int64
     private let immediate: Atomic<Bool>
     private let draining = Atomic<Bool>(false)
 
@@ -23,6 +25,8 @@ public final class NotificationPacing: Sendable {
     ///   - immediate: the starting choice.
     public init(batchInterval: Duration = .milliseconds(40), immediate: Bool = false) {
         self.batchInterval = batchInterval
+        let (seconds, attoseconds) = batchInterval.components
+        self.batchMicros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         self.immediate = Atomic(immediate)
     }
 

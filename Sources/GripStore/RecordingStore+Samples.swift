@@ -20,28 +20,35 @@ extension RecordingStore {
         _ samples: [StoredSample], to id: RecordingID, at now: Date = Date()
     ) throws(GripStoreError) -> ChunkCommit? {
         guard let first = samples.first, let last = samples.last else { return nil }
+        // The live path runs this twice a second for as long as a recording lasts, so it reads and writes only the
+        // columns it needs through cached statements: the record types' fetch and update re-generate their SQL and
+        // round-trip every column through Codable and date formatting, which cost most of the recorder thread's
+        // CPU (docs/storage.md, "CPU per commit").
         return try writeImmediate("save samples of recording \(id)") { db in
-            var record = try Self.fetchRecording(db, id)
-            guard record.state == .recording else {
-                throw GripStoreError.recordingNotInProgress(id, state: record.state)
+            let progress = try db.cachedStatement(
+                sql: """
+                    SELECT state, sampleCount,
+                           (SELECT MAX(sequence) + 1 FROM sampleChunk WHERE recordingId = recording.id)
+                    FROM recording WHERE id = ?
+                    """)
+            guard let row = try Row.fetchOne(progress, arguments: [id.rawValue]) else {
+                throw GripStoreError.recordingNotFound(id)
             }
-            let sequence =
-                try Int.fetchOne(
-                    db, sql: "SELECT MAX(sequence) + 1 FROM sampleChunk WHERE recordingId = ?",
-                    arguments: [id.rawValue]
-                ) ?? 0
+            let state = try row.decode(RecordingState.self, atIndex: 0)
+            guard state == .recording else { throw GripStoreError.recordingNotInProgress(id, state: state) }
+            let sequence = try row.decode(Int?.self, atIndex: 2) ?? 0
             // A live commit spans ≤ 0.5 s; samples held while the disk was full may span most of an hour, and are
             // cut into minute-long chunks so export can page through them.
             let chunks = try Self.insertChunks(
                 samples, of: id, firstSequence: sequence, maxSpanMicros: Self.heldChunkSpanMicros, db)
-            record.sampleCount += samples.count
-            record.lastCommitAt = now
+            let totalSamples = try row.decode(Int.self, atIndex: 1) + samples.count
             // Only the two columns that change: writing every column would rewrite the recording table's index
             // entries too, two more pages in each 0.5 s commit (docs/storage.md, "Bytes written").
-            try record.update(db, columns: [RecordingRecord.Columns.sampleCount, RecordingRecord.Columns.lastCommitAt])
+            try db.cachedStatement(sql: "UPDATE recording SET sampleCount = ?, lastCommitAt = ? WHERE id = ?")
+                .execute(arguments: [totalSamples, now, id.rawValue])
             return ChunkCommit(
                 recording: id, chunkCount: chunks, sampleCount: samples.count, firstMicros: first.micros,
-                lastMicros: last.micros, totalSamples: record.sampleCount
+                lastMicros: last.micros, totalSamples: totalSamples
             )
         }
     }
@@ -158,11 +165,16 @@ extension RecordingStore {
                 end += 1
             }
             let run = samples[start..<end]
-            try SampleChunkRecord(
-                recordingId: id.rawValue, sequence: sequence, encoding: SampleChunkCodec.encoding,
-                firstMicros: run[run.startIndex].micros, sampleCount: run.count,
-                samples: SampleChunkCodec.encode(run)
-            ).insert(db)
+            // The columns of SampleChunkRecord, through a cached statement (see appendSamples).
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO sampleChunk (recordingId, sequence, encoding, firstMicros, sampleCount, samples)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                id.rawValue, sequence, SampleChunkCodec.encoding, run[run.startIndex].micros, run.count,
+                SampleChunkCodec.encode(run),
+            ])
             sequence += 1
             start = end
         }

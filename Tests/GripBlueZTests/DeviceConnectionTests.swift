@@ -373,6 +373,26 @@ struct PacedAcquireNotifyTests {
         #expect(await session.finish() == nil)
     }
 
+    @Test("a device slower than one notification per drain interval is read on arrival, with no drain in between")
+    func slowDeviceIsReadOnArrival() async throws {
+        let frames = Self.frames(4)
+        let fake = try FakeBlueZ(parameters: ["known": true], notifications: [])
+        defer { fake.stop() }
+        let pacing = NotificationPacing(batchInterval: .milliseconds(300))
+        let session = try await Session(fake, mode: .acquireNotify) { $0.pacing = pacing }
+        #expect(await session.waitForReady())
+        #expect(await Self.within(.seconds(10)) { !pacing.isDraining }, "still draining an idle socket")
+        for (index, frame) in frames.enumerated() {
+            _ = try await fake.mock("EmitNotification", .objectPath(FakeBlueZ.dataPath), .bytes(frame))
+            #expect(await session.notifications.waitFor(count: index + 1, timeout: .seconds(10)) == Array(frames[...index]))
+            // A drain started on this arrival would run until its timer found the socket empty, 300 ms or more.
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!pacing.isDraining, "notification \(index), 750 ms after the one before, started the drain timer")
+            try await Task.sleep(for: .milliseconds(700))
+        }
+        #expect(await session.finish() == nil)
+    }
+
     /// Polls `condition` every 10 ms until it holds or `timeout` passes.
     static func within(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout

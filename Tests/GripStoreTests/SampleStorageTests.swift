@@ -151,6 +151,9 @@ struct SampleStorageTests {
                 + "Start a new recording instead.")
         let missing = RecordingID(rawValue: 999)
         #expect(throws: GripStoreError.recordingNotFound(missing)) { try store.samples(of: missing) }
+        #expect(throws: GripStoreError.recordingNotFound(missing)) {
+            try store.appendSamples(Fixtures.samples(count: 3), to: missing)
+        }
     }
 
     @Test("deleting a recording removes its efforts and samples", arguments: StoreKind.allCases)

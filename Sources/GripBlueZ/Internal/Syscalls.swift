@@ -193,9 +193,15 @@ struct OSThread: Sendable {
 /// A fixed receive buffer for one AcquireNotify socket: allocated once per acquisition, never per datagram.
 @safe
 final class DatagramReceiver: @unchecked Sendable {
-    // SAFETY: `memory` and `control` are owned (allocated in init, freed in deinit) and only used on the loop thread.
+    // SAFETY: `memory` and `control` are owned (allocated in init, freed in deinit); they and the arrival times are
+    // only used on the loop thread.
     private let memory: UnsafeMutableRawBufferPointer
     private let control: UnsafeMutableRawBufferPointer
+    /// Host time (µs) of the last datagram handed on; nil before the first.
+    private var lastArrivalMicros: Int64?
+    /// How long before the last datagram the one ahead of it arrived (µs); nil before the second. Tells whether
+    /// notifications come faster than a drain interval, so that draining in batches saves wake-ups.
+    private(set) var lastArrivalGapMicros: Int64?
 
     /// - Parameter capacity: at least the ATT MTU, so no notification is truncated.
     init(capacity: Int) {
@@ -239,6 +245,8 @@ final class DatagramReceiver: @unchecked Sendable {
                 if count == 0 && (hungUp || (onTimer && Syscall.hasHungUp(fd))) { return .closed }
                 unsafe handler(UnsafeRawBufferPointer(rebasing: memory[0..<count]), hostMicros)
                 readAny = true
+                lastArrivalGapMicros = lastArrivalMicros.map { hostMicros - $0 }
+                lastArrivalMicros = hostMicros
                 // recv() == 0 without POLLHUP: an empty notification. Poll again before reading more, since a
                 // hang-up racing in would also read as 0.
                 if count == 0 { return .read }

@@ -44,11 +44,12 @@ enum OutboxChange {
         _ db: Database, kind: OutboxEntry.Kind, recording: RecordingID, sequences: ClosedRange<Int>?, at date: Date
     ) throws {
         // The UUID comes from the row itself, so callers that hold only the row id need no extra read.
-        try db.execute(
+        // Cached: every live commit records its chunks here, twice a second.
+        try db.cachedStatement(
             sql: """
                 INSERT INTO syncOutbox (kind, recordingUUID, firstSequence, lastSequence, at)
                 SELECT ?, uuid, ?, ?, ? FROM recording WHERE id = ?
-                """,
-            arguments: [kind.rawValue, sequences?.lowerBound, sequences?.upperBound, date, recording.rawValue])
+                """
+        ).execute(arguments: [kind.rawValue, sequences?.lowerBound, sequences?.upperBound, date, recording.rawValue])
     }
 }
