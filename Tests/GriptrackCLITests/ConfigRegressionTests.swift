@@ -7,6 +7,15 @@ import Testing
 struct ConfigRegressionTests {
     static let problem = "a table name must start with a letter, a digit, _, - or a quote, e.g. [device]"
 
+    /// Parsing `text` as `g.toml` throws exactly the error that names `line` and `problem`, and no key.
+    static func expectError(
+        parsing text: String, line: Int, problem: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            throws: ConfigError(file: "g.toml", line: line, key: nil, problem: problem), sourceLocation: sourceLocation
+        ) { try GriptrackConfig.parse(text, file: "g.toml") }
+    }
+
     @Test("a table header starting with a character TOMLKit asserts on is an error on its line", arguments: [
         ("[\u{FFFD}app_store]\nsted_r\u{FFFD}\u{FFFD}\u{FFFD}= []\n", 1),  // regression-header-non-ascii.toml
         ("[é]\n", 1),
@@ -17,9 +26,7 @@ struct ConfigRegressionTests {
         ("[[[app_store]\naccount_token = \"\"\n", 1),  // regression-header-triple-bracket.toml
     ])
     func badTableHeaderIsAnError(text: String, line: Int) {
-        #expect(throws: ConfigError(file: "g.toml", line: line, key: nil, problem: Self.problem)) {
-            try GriptrackConfig.parse(text, file: "g.toml")
-        }
+        Self.expectError(parsing: text, line: line, problem: Self.problem)
     }
 
     @Test("headers TOMLKit can parse still reach it", arguments: ["[device]\n", " [ \"device\" ]\n", "[[x]]\n", "[]\n", "[ [x]]\n"])
@@ -42,9 +49,7 @@ struct ConfigRegressionTests {
         ("x = { y = [ }]}\n", 1),
     ])
     func braceInArrayIsAnError(text: String, line: Int) {
-        #expect(throws: ConfigError(file: "g.toml", line: line, key: nil, problem: Self.braceProblem)) {
-            try GriptrackConfig.parse(text, file: "g.toml")
-        }
+        Self.expectError(parsing: text, line: line, problem: Self.braceProblem)
     }
 
     @Test("'[}' inside strings and comments still reaches TOMLKit", arguments: [
