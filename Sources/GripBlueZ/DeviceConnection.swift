@@ -567,8 +567,9 @@ public final class DeviceConnection: Sendable {
 
     /// Consecutive drains that must find nothing before the socket goes back to being read on arrival. BLE delivers
     /// notifications in bursts, one per connection event (every 7.5 ms to 4 s; 30–50 ms is common), which beat
-    /// against the 40 ms drain grid: while streaming, one drain in ten or so finds nothing, and stopping on it would
-    /// cost a wake-up on the next arrival and restart the grid. Two in a row mean the device has gone quiet.
+    /// against the 40 ms drain grid: while streaming, a drain can fall between two bursts (with 45 ms events, one in
+    /// nine), and stopping on it would cost a wake-up on the next arrival and restart the grid. Two in a row mean the
+    /// device has gone quiet.
     static let emptyDrainsBeforeStop = 2
 
     /// Loop thread: the paced drain, every `batchInterval` while datagrams keep coming and the pacing allows it.
