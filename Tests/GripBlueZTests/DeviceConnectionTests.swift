@@ -350,16 +350,27 @@ struct PacedAcquireNotifyTests {
         #expect(await session.finish() == nil)
     }
 
+    /// A paced AcquireNotify session on `fake` (which sends nothing until told), once nothing has arrived for long
+    /// enough that the drain timer stopped.
+    static func quietSession(
+        _ fake: FakeBlueZ, batchInterval: Duration, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (Session, NotificationPacing) {
+        let pacing = NotificationPacing(batchInterval: batchInterval)
+        let session = try await Session(fake, mode: .acquireNotify) { $0.pacing = pacing }
+        #expect(await session.waitForReady(), sourceLocation: sourceLocation)
+        // Nothing arrives: the drains find the socket empty and the timer stops.
+        #expect(
+            await within(.seconds(10)) { !pacing.isDraining }, "still draining an idle socket",
+            sourceLocation: sourceLocation)
+        return (session, pacing)
+    }
+
     @Test("a quiet device wakes nobody: the drain stops once it finds nothing, and the next value is read on arrival")
     func quietStopsTheDrain() async throws {
         let frames = Self.frames(5)
         let fake = try FakeBlueZ(parameters: ["known": true], notifications: [])
         defer { fake.stop() }
-        let pacing = NotificationPacing(batchInterval: .seconds(2))
-        let session = try await Session(fake, mode: .acquireNotify) { $0.pacing = pacing }
-        #expect(await session.waitForReady())
-        // Nothing arrives: the first drain finds the socket empty and the timer stops.
-        #expect(await Self.within(.seconds(10)) { !pacing.isDraining }, "still draining an idle socket")
+        let (session, pacing) = try await Self.quietSession(fake, batchInterval: .seconds(2))
 
         for frame in frames {
             _ = try await fake.mock("EmitNotification", .objectPath(FakeBlueZ.dataPath), .bytes(frame))
@@ -378,10 +389,7 @@ struct PacedAcquireNotifyTests {
         let frames = Self.frames(4)
         let fake = try FakeBlueZ(parameters: ["known": true], notifications: [])
         defer { fake.stop() }
-        let pacing = NotificationPacing(batchInterval: .milliseconds(300))
-        let session = try await Session(fake, mode: .acquireNotify) { $0.pacing = pacing }
-        #expect(await session.waitForReady())
-        #expect(await Self.within(.seconds(10)) { !pacing.isDraining }, "still draining an idle socket")
+        let (session, pacing) = try await Self.quietSession(fake, batchInterval: .milliseconds(300))
         for (index, frame) in frames.enumerated() {
             _ = try await fake.mock("EmitNotification", .objectPath(FakeBlueZ.dataPath), .bytes(frame))
             #expect(await session.notifications.waitFor(count: index + 1, timeout: .seconds(10)) == Array(frames[...index]))
