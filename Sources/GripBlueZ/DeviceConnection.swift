@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 // One device's GATT session, supervised: connect (with retries), wait for ServicesResolved, resolve the notify
 // characteristic by UUID, enable notifications, then watch for link loss, services changing, bluetoothd restarts
@@ -99,7 +100,6 @@ public final class DeviceConnection: Sendable {
     private let adapterName: String?
     private let configuration: Configuration
     private let onNotification: NotificationSink
-    private let onBatch: @Sendable (_ starting: Bool) -> Void
     private let onEvent: @Sendable (Event) -> Void
     private let state = LoopState()
 
@@ -113,18 +113,15 @@ public final class DeviceConnection: Sendable {
     ///   - configuration: characteristic, notify mode, retry policy.
     ///   - onNotification: called for every notification with its bytes (valid only during the call) and the host
     ///     time it was read (µs, CLOCK_MONOTONIC).
-    ///   - onBatch: with `pacing`, called before (`true`) and after (`false`) the notifications of each paced drain,
-    ///     on the D-Bus thread (a consumer that wakes per batch rather than per notification releases it here).
     ///   - onEvent: progress reports.
     /// - Important: `onNotification` runs on the D-Bus thread: copy the bytes out and return; never block, never
     ///   call back into GripBlueZ from it.
     public init(
         client: BlueZClient, address: String, adapter: String? = nil, configuration: Configuration,
-        onNotification: @escaping NotificationHandler, onBatch: @escaping @Sendable (_ starting: Bool) -> Void = { _ in },
+        onNotification: @escaping NotificationHandler,
         onEvent: @escaping @Sendable (Event) -> Void = { _ in }
     ) {
         self.client = client
-        self.onBatch = onBatch
         self.address = address.uppercased()
         self.adapterName = adapter
         self.configuration = configuration
@@ -532,36 +529,37 @@ public final class DeviceConnection: Sendable {
         state.routePath = path
     }
 
-    /// Loop thread: starts reading an acquired notify socket, as datagrams arrive or (paced) on the drain timer.
+    /// Loop thread: starts reading an acquired notify socket as datagrams arrive; paced, two arriving close together
+    /// hand it to the pacing's owner for draining in batches (`acquiredSocketReady`).
     private func installAcquired(fd: Int32, mtu: Int) {
         releaseAcquired()
         Syscall.makeNonBlockingCloseOnExec(fd)
-        let receiver = DatagramReceiver(capacity: max(mtu, 517))
         // Without arrival stamps a batch would carry its read time: such a socket is read as datagrams arrive.
         let pacing = configuration.pacing.flatMap { Syscall.enableReceiveTimestamps(fd) ? $0 : nil }
         let id = connection.watch(fileDescriptor: fd) { [self] revents in acquiredSocketReady(revents) }
-        state.acquired = Acquired(fd: fd, watchID: id, receiver: receiver, pacing: pacing)
-        if let pacing, !pacing.isImmediate { startDraining() }
+        state.acquired = Acquired(fd: fd, watchID: id, receiver: DatagramReceiver(capacity: max(mtu, 517)), pacing: pacing)
     }
 
     /// Loop thread: input (when read on arrival) or a hang-up (always) on the acquired socket. After a hang-up
     /// what is still queued is read first (paced, up to a batch interval of samples), then the socket is released.
     /// recv() == 0 with POLLHUP, or POLLHUP/POLLERR alone, means BlueZ closed it (hbldh/bleak#1982).
     ///
-    /// Paced, the drain timer starts again only once two datagrams arrive less than a batch interval apart: a device
-    /// that sends more slowly (an Entralpi's 10 Hz) costs one wake-up per notification on arrival, where a drain
-    /// would add a timer wake-up that finds nothing.
+    /// Paced, draining starts only once two datagrams arrive less than a batch interval apart: a device that sends
+    /// more slowly (an Entralpi's 10 Hz) costs one wake-up per notification on arrival, where a drain would add a
+    /// wake-up that finds nothing.
     private func acquiredSocketReady(_ revents: Int16) {
         guard let acquired = state.acquired else { return }
         let hungUp = revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-        let drain = drainAcquired(acquired, hungUp: hungUp, onTimer: false)
-        if drain == .closed || hungUp {
+        let drain = acquired.read(hungUp: hungUp, onTimer: false, to: onNotification)
+        if drain.outcome == .closed || hungUp {
             releaseAcquired()
             cache.poke()
-        } else if let pacing = acquired.pacing, !pacing.isImmediate,
-            let gap = acquired.receiver.lastArrivalGapMicros, gap < pacing.batchMicros
+        } else if let pacing = acquired.pacing, !pacing.isImmediate, !pacing.isDraining,
+            let gap = drain.arrivalGapMicros, gap < pacing.batchMicros
         {
-            startDraining()
+            // While the owner drains, the socket is polled for hang-up only.
+            connection.setWatchInput(acquired.watchID, false)
+            pacing.beginDrains(of: acquired) { [self] in drainTick(acquired) }
         }
     }
 
@@ -572,69 +570,95 @@ public final class DeviceConnection: Sendable {
     /// device has gone quiet.
     static let emptyDrainsBeforeStop = 2
 
-    /// Loop thread: the paced drain, every `batchInterval` while datagrams keep coming and the pacing allows it.
-    /// Drains that find nothing (`emptyDrainsBeforeStop`) go back to reading on arrival, so a connected but idle
-    /// device wakes nobody; the next datagrams are read at once and start the timer again.
-    private func drainTick() {
-        guard let acquired = state.acquired, let pacing = acquired.pacing else { return }
-        onBatch(true)
-        let drain = drainAcquired(acquired, hungUp: false, onTimer: true)
-        onBatch(false)
-        state.emptyDrains = drain == .empty ? state.emptyDrains + 1 : 0
-        if drain == .closed {
-            releaseAcquired()
-            cache.poke()
-        } else if pacing.isImmediate || state.emptyDrains >= Self.emptyDrainsBeforeStop {
-            stopDraining()
-            connection.setWatchInput(acquired.watchID, true)
+    /// The pacing owner's thread (`NotificationPacing.drainIfDue`): one paced drain. Drains that find nothing
+    /// (`emptyDrainsBeforeStop`) or a switch to immediate hand the socket back to the loop thread to be read on
+    /// arrival, so a connected but idle device wakes nobody; a closed socket is handed back to be released.
+    private func drainTick(_ acquired: Acquired) {
+        guard let pacing = acquired.pacing else { return }
+        let drain = acquired.read(hungUp: false, onTimer: true, to: onNotification)
+        switch drain.outcome {
+        case nil:
+            return
+        case .closed:
+            pacing.endDrains(of: acquired)
+            connection.execute { [self] in
+                guard state.acquired === acquired else { return }
+                releaseAcquired()
+                cache.poke()
+            }
+        case .read, .empty:
+            guard pacing.isImmediate || drain.emptyDrains >= Self.emptyDrainsBeforeStop else { return }
+            pacing.endDrains(of: acquired)
+            // Datagrams arriving until the loop polls for input again wait in the socket: nothing is lost.
+            connection.execute { [self] in
+                guard state.acquired === acquired, !pacing.isDraining else { return }
+                connection.setWatchInput(acquired.watchID, true)
+            }
         }
-    }
-
-    /// Loop thread: stops polling the socket for input and drains it on a timer instead.
-    private func startDraining() {
-        guard let acquired = state.acquired, let pacing = acquired.pacing, state.drainTimer == nil else { return }
-        connection.setWatchInput(acquired.watchID, false)
-        pacing.setDraining(true)
-        state.emptyDrains = 0
-        state.drainTimer = connection.scheduleRepeating(every: pacing.batchInterval) { [self] in drainTick() }
-    }
-
-    /// Loop thread: ends the drain timer (reads on arrival or release follow).
-    private func stopDraining() {
-        state.acquired?.pacing?.setDraining(false)
-        if let timer = state.drainTimer { connection.cancelTimer(timer) }
-        state.drainTimer = nil
-    }
-
-    /// Loop thread: reads every queued datagram and hands each on (`DatagramReceiver.drain`).
-    private func drainAcquired(_ acquired: Acquired, hungUp: Bool, onTimer: Bool) -> DrainOutcome {
-        acquired.receiver.drain(
-            acquired.fd, stamped: acquired.pacing != nil, hungUp: hungUp, onTimer: onTimer, to: onNotification)
     }
 
     /// Loop thread.
     private func releaseAcquired() {
         guard let acquired = state.acquired else { return }
-        stopDraining()
+        acquired.pacing?.endDrains(of: acquired)
         connection.removeWatch(acquired.watchID)
-        Syscall.close(acquired.fd)
+        acquired.close()
         state.acquired = nil
     }
 }
 
-/// An acquired notify socket.
+/// An acquired notify socket. The loop thread reads it as datagrams arrive, and on hang-up; while paced draining is
+/// on, the pacing's owner reads it on its thread. `socket` keeps the two readers apart and their datagrams in order
+/// (a reader hands every datagram on before it unlocks), and a release closes the fd under it, so a drain that runs
+/// late finds the socket released instead of reading an fd number that may have been reused.
 private final class Acquired: Sendable {
-    let fd: Int32
     let watchID: Int
-    let receiver: DatagramReceiver
     /// Set when the socket stamps arrivals, so it may be drained in batches.
     let pacing: NotificationPacing?
+    private let socket: Mutex<Socket>
+
+    private struct Socket {
+        /// nil once released.
+        var fd: Int32?
+        let receiver: DatagramReceiver
+        /// Drains in a row that found nothing.
+        var emptyDrains = 0
+    }
+
+    /// What one read found.
+    struct Read {
+        /// nil when the socket was already released.
+        var outcome: DrainOutcome?
+        /// How long before the last datagram the one ahead of it arrived (µs); nil before the second.
+        var arrivalGapMicros: Int64?
+        /// Drains in a row, this one included, that found nothing.
+        var emptyDrains: Int
+    }
 
     init(fd: Int32, watchID: Int, receiver: DatagramReceiver, pacing: NotificationPacing?) {
-        self.fd = fd
         self.watchID = watchID
-        self.receiver = receiver
         self.pacing = pacing
+        self.socket = Mutex(Socket(fd: fd, receiver: receiver))
+    }
+
+    /// Reads every queued datagram and hands each to `handler` (`DatagramReceiver.drain`), and counts the drains
+    /// `onTimer` in a row that found nothing (a read on arrival starts the count again).
+    func read(hungUp: Bool, onTimer: Bool, to handler: NotificationSink) -> Read {
+        socket.withLock { socket in
+            guard let fd = socket.fd else { return Read(outcome: nil, emptyDrains: socket.emptyDrains) }
+            let outcome = socket.receiver.drain(fd, stamped: pacing != nil, hungUp: hungUp, onTimer: onTimer, to: handler)
+            socket.emptyDrains = onTimer && outcome == .empty ? socket.emptyDrains + 1 : 0
+            return Read(
+                outcome: outcome, arrivalGapMicros: socket.receiver.lastArrivalGapMicros, emptyDrains: socket.emptyDrains)
+        }
+    }
+
+    /// Closes the fd; later reads find the socket released.
+    func close() {
+        socket.withLock { socket in
+            if let fd = socket.fd { Syscall.close(fd) }
+            socket.fd = nil
+        }
     }
 }
 
@@ -647,9 +671,5 @@ private final class LoopState: @unchecked Sendable {
     var routePath: ObjectPath?
     var sessionPath: ObjectPath?
     var acquired: Acquired?
-    /// The pending paced drain of `acquired`; nil while it is read on arrival.
-    var drainTimer: Int?
-    /// Drains in a row that found nothing.
-    var emptyDrains = 0
     var weConnected = false
 }

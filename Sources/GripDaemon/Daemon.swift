@@ -112,7 +112,7 @@ public final class Daemon: Sendable {
             settings: segmenterSettings, fanOut: fanOut, recorderFeed: recorderFeed, control: control,
             status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
-            liveness: liveness, logger: logger)
+            liveness: liveness, pacing: radio != nil ? pacing : nil, logger: logger)
         // Sync only reads the store (and acknowledges its outbox), on its own task: recording never waits for it.
         let sync = configuration.sync.map {
             SyncService(
@@ -165,12 +165,13 @@ public final class Daemon: Sendable {
     private static func makePipeline<Profile: DeviceProfile>(
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
         settings: SegmenterSettings, fanOut: FanOut, recorderFeed: RecorderFeed, control: PipelineControl,
-        status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness, logger: Logger
+        status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness,
+        pacing: NotificationPacing?, logger: Logger
     ) -> any Service {
         PipelineService(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
             fanOut: fanOut, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
-            activity: activity, liveness: liveness, logger: logger)
+            activity: activity, liveness: liveness, pacing: pacing, logger: logger)
     }
 
     /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once.

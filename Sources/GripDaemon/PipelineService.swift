@@ -1,5 +1,6 @@
 import Foundation
 import GripAnalysis
+import GripBlueZ
 import GripStream
 import GripWire
 import Logging
@@ -33,6 +34,9 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     let activity: EffortActivity?
     /// Marks the consumer busy per wake-up, for the watchdog.
     let liveness: ThreadLiveness?
+    /// The radio's paced notify socket, drained on this thread every batch interval while it is paced (so the
+    /// D-Bus thread does not wake per batch too); nil without a radio.
+    let pacing: NotificationPacing?
 
     var description: String { "PipelineService" }
 
@@ -40,7 +44,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
         settings: SegmenterSettings = .init(), fanOut: FanOut, recorderFeed: RecorderFeed? = nil,
         control: PipelineControl? = nil, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity? = nil,
-        liveness: ThreadLiveness? = nil, logger: Logger
+        liveness: ThreadLiveness? = nil, pacing: NotificationPacing? = nil, logger: Logger
     ) {
         self.ring = ring
         self.profile = profile
@@ -53,6 +57,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.status = status
         self.stateAtEnd = stateAtEnd
         self.activity = activity
+        self.pacing = pacing
         self.liveness = liveness
         self.logger = logger
     }
@@ -83,10 +88,13 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         var knownDrops = 0
         var finished = false
         logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
+        if let pacing { pacing.setOwnerWake { [ring] in ring.wakeConsumer() } }
         while !finished {
             liveness?.idle(.consumer)
-            ring.waitForData()
+            ring.waitForData(timeoutMicros: pacing?.microsUntilDrain())
             liveness?.busy(.consumer)
+            // The drain pushes this batch's notifications into the ring, popped just below.
+            pacing?.drainIfDue()
             let watching = fanOut.hasWatchers
             _ = ring.popBatch(max: 256) { entry in
                 if entry.kind == .endOfStream { finished = true }

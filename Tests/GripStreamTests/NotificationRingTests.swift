@@ -193,25 +193,23 @@ struct NotificationRingTests {
         consumer.join()
     }
 
-    @Test("with wakes held a batch of entries does not wake the consumer; releasing them wakes it once for all")
-    func heldWakesWakeOncePerBatch() {
+    @Test("a timed wait on an empty ring returns false once its time is up; a push during it ends it at once")
+    func timedWaitForData() {
         let ring = NotificationRing(capacityPowerOfTwo: 8)
-        let returned = Flag()
-        let batch = (0..<3).map { Entry.derived(from: $0) }
-        let consumer = TestThread {
-            ring.waitForData()
-            returned.set()
-            #expect(ring.pop() == batch)
-        }
-        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping }, "waitForData never went to sleep on an empty ring")
-        ring.holdWakes()
-        for entry in batch { #expect(ring.tryPush(entry)) }
-        pause(milliseconds: 100)
-        #expect(!returned.isSet, "a push woke the consumer while wakes were held")
-        #expect(ring.consumerIsSleeping)
+        let start = ContinuousClock.now
+        #expect(!ring.waitForData(timeoutMicros: 50_000))
+        #expect(ContinuousClock.now - start >= .milliseconds(50), "returned before its time was up")
 
-        ring.releaseWakes()
-        #expect(returned.wait(upTo: 30), "releasing the held wakes did not wake the consumer")
+        let entry = Entry.derived(from: 4)
+        let returned = Flag()
+        let consumer = TestThread {
+            #expect(ring.waitForData(timeoutMicros: 30_000_000))
+            returned.set()
+            #expect(ring.pop() == [entry])
+        }
+        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping }, "the timed wait never went to sleep on an empty ring")
+        #expect(ring.tryPush(entry))
+        #expect(returned.wait(upTo: 5), "the push did not end the timed wait")
         consumer.join()
     }
 

@@ -179,6 +179,7 @@ public final class NotificationRecorder: @unchecked Sendable {
     private var values: [[UInt8]] = []
     private var times: [Int64] = []
     private var reads: [Int64] = []
+    private var readers: [UInt] = []
 
     public var handler: NotificationHandler {
         { [self] buffer, hostMicros in
@@ -189,6 +190,7 @@ public final class NotificationRecorder: @unchecked Sendable {
                 values.append(bytes)
                 times.append(hostMicros)
                 reads.append(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
+                readers.append(UInt(pthread_self()))
             }
         }
     }
@@ -198,6 +200,8 @@ public final class NotificationRecorder: @unchecked Sendable {
     public var hostTimes: [Int64] { lock.withLock { times } }
     /// When each notification reached the handler (µs, CLOCK_MONOTONIC): later than its host time when it waited.
     public var readTimes: [Int64] { lock.withLock { reads } }
+    /// The thread (`pthread_self`) each notification reached the handler on.
+    public var readerThreads: [UInt] { lock.withLock { readers } }
 
     /// Waits (polling every 10 ms, at most `timeout`) until at least `count` notifications arrived.
     public func waitFor(count: Int, timeout: Duration = .seconds(30)) async -> [[UInt8]] {

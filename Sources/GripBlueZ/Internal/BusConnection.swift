@@ -35,8 +35,8 @@ package final class BusConnection: @unchecked Sendable {
     private var watches: [WatchHandle] = []
     private var timeouts: [TimeoutHandle: Int64] = [:]
     private var fdWatches: [Int: (fd: Int32, events: Int16, handler: @Sendable (Int16) -> Void)] = [:]
-    /// Pending timers; a repeating one keeps its entry and moves its deadline on by `period` µs each time.
-    private var timers: [Int: (deadline: Int64, period: Int64?, body: @Sendable () -> Void)] = [:]
+    /// Pending one-shot timers.
+    private var timers: [Int: (deadline: Int64, body: @Sendable () -> Void)] = [:]
     private var messageHandlers: [(id: Int, handler: @Sendable (OwnedMessage) -> Void)] = []
     private var pendingCalls: [Int: @Sendable (OwnedMessage?) -> Void] = [:]
     private var closeHandlers: [@Sendable () -> Void] = []
@@ -224,17 +224,7 @@ package final class BusConnection: @unchecked Sendable {
     func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> Int {
         assertOnLoop()
         nextID += 1
-        timers[nextID] = (Clock.monotonicMicros() + Int64(delay.seconds * 1_000_000), nil, body)
-        return nextID
-    }
-
-    /// Runs `body` on the loop thread every `period` until `cancelTimer`; a late run does not shift the later ones.
-    /// Loop thread only.
-    func scheduleRepeating(every period: Duration, _ body: @escaping @Sendable () -> Void) -> Int {
-        assertOnLoop()
-        nextID += 1
-        let micros = max(1, Int64(period.seconds * 1_000_000))
-        timers[nextID] = (Clock.monotonicMicros() + micros, micros, body)
+        timers[nextID] = (Clock.monotonicMicros() + Int64(delay.seconds * 1_000_000), body)
         return nextID
     }
 
@@ -351,16 +341,9 @@ package final class BusConnection: @unchecked Sendable {
             timeouts[timeout] = after + Int64(timeout.intervalMilliseconds) * 1000
             timeout.handle()
         }
-        // Earliest first, one at a time, without copying the table or allocating (a paced notification drain fires
-        // every 40 ms). A body may add or cancel timers, its own included.
+        // Earliest first, one at a time, without copying the table or allocating. A body may add or cancel timers.
         while let next = timers.min(by: { $0.value.deadline < $1.value.deadline }), next.value.deadline <= after {
-            if let period = next.value.period {
-                // The next deadline after `after` on the original grid: a run that was late skips, never bunches.
-                let missed = (after - next.value.deadline) / period
-                timers[next.key]?.deadline = next.value.deadline + (missed + 1) * period
-            } else {
-                timers.removeValue(forKey: next.key)
-            }
+            timers.removeValue(forKey: next.key)
             next.value.body()
         }
     }

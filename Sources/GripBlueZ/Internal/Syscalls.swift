@@ -194,7 +194,7 @@ struct OSThread: Sendable {
 @safe
 final class DatagramReceiver: @unchecked Sendable {
     // SAFETY: `memory` and `control` are owned (allocated in init, freed in deinit); they and the arrival times are
-    // only used on the loop thread.
+    // only used under the lock of the acquired socket that owns this receiver (DeviceConnection's `Acquired`).
     private let memory: UnsafeMutableRawBufferPointer
     private let control: UnsafeMutableRawBufferPointer
     /// Host time (µs) of the last datagram handed on; nil before the first.

@@ -153,7 +153,6 @@ final class BlueZSource: Service, CustomStringConvertible {
         return DeviceConnection(
             client: client, address: address, adapter: configuration.adapter, configuration: settings,
             onNotification: { bytes, hostMicros in radio.pushNotification(bytes, hostMicros: hostMicros) },
-            onBatch: { starting in radio.batch(starting) },
             onEvent: { continuation.yield(.link($0)) })
     }
 }

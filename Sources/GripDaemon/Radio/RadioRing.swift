@@ -1,3 +1,4 @@
+import Glibc
 import GripBlueZ
 import GripStream
 import Synchronization
@@ -10,10 +11,12 @@ import Synchronization
 /// fixed handles: every notification of the data characteristic is pushed as `forceHandle`, every command the
 /// daemon writes to the control point as `controlHandle`, and the pipeline is built with those two.
 ///
-/// Two threads push: the D-Bus thread (notifications) and the control task (writes, link events, end of stream).
-/// The ring allows exactly one producer at a time, but its invariant 1 lets the producer thread change across a
-/// happens-before edge such as a lock hand-off; one `Mutex` around every push provides exactly that edge. The lock
-/// is held only for the push itself (a memcpy into a slot), so the D-Bus thread waits at most one such copy.
+/// Three threads push: the D-Bus thread (notifications read as they arrive), the consumer itself (notifications of
+/// a paced drain, `NotificationPacing`) and the control task (writes, link events, end of stream). The ring allows
+/// exactly one producer at a time, but its invariant 1 lets the producer thread change across a happens-before edge
+/// such as a lock hand-off; one `Mutex` around every push provides exactly that edge. The lock is held only for the
+/// push itself (a memcpy into a slot), so a pusher waits at most one such copy; nobody sleeps holding it, since the
+/// consumer, which would wake a sleeper, may be the next to need it.
 final class RadioRing: Sendable {
     /// The synthetic handle of the data (notify) characteristic.
     static let forceHandle: UInt16 = 1
@@ -27,19 +30,11 @@ final class RadioRing: Sendable {
         self.ring = ring
     }
 
-    /// D-Bus thread: copies one notification in; a full ring drops and counts it.
+    /// D-Bus thread or (paced drain) consumer: copies one notification in; a full ring drops and counts it.
     /// - Important: HOT PATH: no allocation, no syscall in the common case, never waits for the consumer.
     func pushNotification(_ bytes: UnsafeRawBufferPointer, hostMicros: Int64) {
         producerLock.withLock { _ in
             _ = ring.tryPush(kind: .notification, handle: Self.forceHandle, hostMicros: hostMicros, value: bytes)
-        }
-    }
-
-    /// D-Bus thread: a paced drain starts (`true`) or has handed over its notifications (`false`): the consumer is
-    /// woken once, after the batch (`NotificationRing.holdWakes()`).
-    func batch(_ starting: Bool) {
-        producerLock.withLock { _ in
-            if starting { ring.holdWakes() } else { ring.releaseWakes() }
         }
     }
 
@@ -65,10 +60,12 @@ final class RadioRing: Sendable {
         push(waiting: .endOfStream)
     }
 
+    /// Retries every millisecond while the ring is full (the consumer is far behind: rare), without the lock.
     private func push(waiting kind: RingEntryKind) {
         let now = DeviceConnection.hostMicros()
-        producerLock.withLock { _ in
-            _ = ring.pushWaiting(kind: kind, handle: 0, hostMicros: now, value: UnsafeRawBufferPointer(start: nil, count: 0))
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        while !producerLock.withLock({ _ in ring.pushIfRoom(kind: kind, handle: 0, hostMicros: now, value: empty) }) {
+            usleep(1_000)
         }
     }
 }

@@ -97,6 +97,27 @@ struct EventFD {
         }
     }
 
+    /// Waits at most `milliseconds` for the counter to become non-zero (`poll(2)`), then resets it like `wait()`.
+    ///
+    /// - Returns: false when the time ran out first (the counter untouched).
+    /// - Throws: `SystemErrno` for anything but `EINTR` (the poll is retried with the whole timeout: a signal here
+    ///   is rare, and a late wake-up only delays a drain) and bugs (precondition).
+    func wait(milliseconds: Int32) throws(SystemErrno) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = unsafe poll(&entry, 1, milliseconds)
+            if ready > 0 { break }
+            if ready == 0 { return false }
+            let code = errno
+            if code == EINTR { continue }
+            precondition(code != EFAULT && code != EINVAL, "EventFD: poll failed with errno \(code)")
+            throw SystemErrno(rawValue: code)
+        }
+        // Only the waiting thread reads the counter, so after POLLIN this read does not block.
+        try wait()
+        return true
+    }
+
     /// Closes the descriptor (`close(2)`). `EINTR` is not retried: on Linux the descriptor is released anyway.
     func close() {
         if Glibc.close(descriptor) != 0 {

@@ -17,7 +17,6 @@
 //        offset   8  consumer's cached tail   (consumer only)
 //        offset 128  tail                 written by the producer
 //        offset 136  producer's cached head   (producer only)
-//        offset 144  wakeHeld             (producer only) set between `holdWakes()` and `releaseWakes()`
 //        offset 256  consumerSleeping     set by the consumer, cleared by either
 //        offset 384  producerSleeping     set by the producer, cleared by either
 //        offset 448  wakeRequested        set by any thread (`wakeConsumer`), cleared by the consumer
@@ -148,7 +147,6 @@ public final class NotificationRing: @unchecked Sendable {
     private let consumerCachedTail: UnsafeAtomic<Int>
     private let tail: UnsafeAtomic<Int>
     private let producerCachedHead: UnsafeAtomic<Int>
-    private let wakeHeld: UnsafeAtomic<Int>
     private let consumerSleeping: UnsafeAtomic<Int>
     private let producerSleeping: UnsafeAtomic<Int>
     private let wakeRequested: UnsafeAtomic<Int>
@@ -192,7 +190,6 @@ public final class NotificationRing: @unchecked Sendable {
         consumerCachedTail = unsafe UnsafeAtomic(at: words + 1)
         tail = unsafe UnsafeAtomic(at: words + 16)
         producerCachedHead = unsafe UnsafeAtomic(at: words + 17)
-        wakeHeld = unsafe UnsafeAtomic(at: words + 18)
         consumerSleeping = unsafe UnsafeAtomic(at: words + 32)
         producerSleeping = unsafe UnsafeAtomic(at: words + 48)
         wakeRequested = unsafe UnsafeAtomic(at: words + 56)
@@ -268,6 +265,15 @@ public final class NotificationRing: @unchecked Sendable {
         }
     }
 
+    /// Like `tryPush`, but a full ring is not counted as a drop: for a producer that tries again later instead of
+    /// sleeping in `pushWaiting` (one that shares the producer role through a lock, which it must not hold asleep).
+    /// - Returns: `true` if the entry was queued.
+    /// - Important: Producer thread only.
+    public func pushIfRoom(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer) -> Bool {
+        precondition(isOpen.load(ordering: .relaxed), "NotificationRing: pushIfRoom after close()")
+        return unsafe push(kind: kind, handle: handle, hostMicros: hostMicros, value: value) == .pushed
+    }
+
     /// Copies one entry into the ring, blocking while the ring is full (the replay path: nothing is dropped).
     ///
     /// Spins briefly, then sleeps on an eventfd that the consumer writes once the ring has drained to half.
@@ -338,29 +344,10 @@ public final class NotificationRing: @unchecked Sendable {
         }
         // Publish (release) and order before the sleep-flag load (seq_cst): see SLEEP / WAKE in the header.
         tail.store(currentTail &+ 1, ordering: .sequentiallyConsistent)
-        if wakeHeld.load(ordering: .relaxed) == 0 && consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
-            wakeSleepingConsumer()
-        }
-        return .pushed
-    }
-
-    /// Producer: pushes until `releaseWakes()` do not wake a sleeping consumer; `releaseWakes()` does, once. For a
-    /// producer that hands over several entries at once (a paced socket drain), so the consumer wakes once per batch
-    /// instead of at the first entry and again for the rest.
-    ///
-    /// No wake-up is lost: `releaseWakes()` loads the sleep flag after the batch's last `tail` store, exactly as that
-    /// push would have (the Dekker pair in the header).
-    /// - Important: Producer thread only (or under the producers' lock); pair every call with `releaseWakes()`.
-    public func holdWakes() {
-        wakeHeld.store(1, ordering: .relaxed)
-    }
-
-    /// Producer: ends `holdWakes()` and wakes the consumer if it sleeps.
-    public func releaseWakes() {
-        wakeHeld.store(0, ordering: .relaxed)
         if consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
             wakeSleepingConsumer()
         }
+        return .pushed
     }
 
     @inline(never)
@@ -471,13 +458,27 @@ public final class NotificationRing: @unchecked Sendable {
     /// - Important: Consumer thread only. Blocks forever if the producer never pushes again and nobody wakes it;
     ///   a producer that stops pushes `.endOfStream` (with `pushWaiting`) first.
     public func waitForData() {
+        waitForData(timeoutMicros: nil)
+    }
+
+    /// Like `waitForData()`, but returns after at most `timeoutMicros` (nil: no limit), for a consumer that also
+    /// has work of its own on a schedule (draining a paced notify socket).
+    ///
+    /// A timed-out sleep may leave a count in the eventfd (a producer that saw the sleep flag just before it was
+    /// cleared); the next wait absorbs it as a stale wake-up, as described in the header.
+    ///
+    /// - Returns: true when the ring holds an entry or a wake request came, false when the time ran out.
+    /// - Important: Consumer thread only.
+    @discardableResult
+    public func waitForData(timeoutMicros: Int64?) -> Bool {
         precondition(isOpen.load(ordering: .relaxed), "NotificationRing: waitForData after close()")
         let currentHead = head.load(ordering: .relaxed)
         for _ in 0..<Self.spinLimit
         where tail.load(ordering: .acquiring) != currentHead || wakeRequested.load(ordering: .relaxed) != 0 {
             clearWakeRequest()
-            return
+            return true
         }
+        let deadline = timeoutMicros.map { ContinuousClock.now + .microseconds(max(0, $0)) }
         while true {
             // Announce the sleep, then re-check (Dekker, see the header); the producer's tail store and the
             // waker's request store are seq_cst.
@@ -487,10 +488,19 @@ public final class NotificationRing: @unchecked Sendable {
             {
                 consumerSleeping.store(0, ordering: .relaxed)
                 clearWakeRequest()
-                return
+                return true
             }
+            let woken: Bool
             do {
-                try dataReady.wait()
+                if let deadline {
+                    // Rounded up, so the wait does not end just short of the deadline and spin.
+                    let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+                    let milliseconds = max(0, seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+                    woken = try dataReady.wait(milliseconds: Int32(clamping: milliseconds))
+                } else {
+                    try dataReady.wait()
+                    woken = true
+                }
             } catch {
                 preconditionFailure("NotificationRing: waiting for data failed: \(error)")
             }
@@ -498,8 +508,9 @@ public final class NotificationRing: @unchecked Sendable {
             // A stale eventfd count (see the header) can wake us while the ring is still empty: loop.
             if tail.load(ordering: .acquiring) != currentHead || wakeRequested.load(ordering: .relaxed) != 0 {
                 clearWakeRequest()
-                return
+                return true
             }
+            if !woken { return false }
         }
     }
 
