@@ -5,7 +5,8 @@ import Glibc
 ///
 /// It owns an `AF_UNIX` `SOCK_SEQPACKET` pair like the one BlueZ hands over for AcquireNotify: `send` plays
 /// bluetoothd on one end, `drain` reads the other end with `SO_TIMESTAMPNS` on, through the same
-/// `DatagramReceiver.drain` the connection's drain timer calls, so what is measured is the product's code.
+/// `DatagramReceiver.drain` a paced drain calls (`NotificationPacing.drainIfDue`), so what is measured is the
+/// product's code.
 @_spi(Benchmarks)
 public final class AcquiredDrainProbe {
     private let sender: Int32
@@ -40,8 +41,7 @@ public final class AcquiredDrainProbe {
         unsafe bytes.withUnsafeBytes { unsafe Glibc.send(sender, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) } == bytes.count
     }
 
-    /// One drain, as the timer runs it: every queued datagram to the handler. Returns false when the socket
-    /// turned out closed.
+    /// One paced drain: every queued datagram to the handler. Returns false when the socket turned out closed.
     @discardableResult
     public func drain() -> Bool {
         receiver.drain(receiverFD, stamped: true, hungUp: false, onTimer: true, to: sink) != .closed

@@ -9,8 +9,9 @@ import Synchronization
 // - `state` is touched on the D-Bus loop thread only; the supervising task reaches it through `perform`.
 // - Notifications never pass through the task: StartNotify values arrive through the connection's fast path
 //   (a route keyed by characteristic path, installed before StartNotify so none is missed; docs/bluez.md pitfall 1), AcquireNotify
-//   datagrams through an fd watch on the loop thread. At most one route and one fd exist at a time, so a callback
-//   is never doubled (pitfall 5).
+//   datagrams through an fd watch on the loop thread or, paced, drained on the pacing owner's thread (`Acquired`
+//   keeps the two readers apart). At most one route and one fd exist at a time, so a callback is never doubled
+//   (pitfall 5).
 // - The characteristic is re-resolved by UUID after every ServicesResolved=true (pitfall 9).
 // - Every exit of `run()` goes through `cleanup()`: route removed, fd closed, StopNotify while connected, and
 //   Disconnect only if this connection issued the Connect.
@@ -59,7 +60,8 @@ public final class DeviceConnection: Sendable {
         public var reconnect: Bool = true
         /// When the device is not in BlueZ's object tree for this long, scan for it by address.
         public var rediscoverAfter: Duration = .seconds(5)
-        /// With AcquireNotify, whether datagrams are read as they arrive or drained in batches (nil: as they arrive).
+        /// With AcquireNotify, whether datagrams are read as they arrive or drained in batches by the pacing's owner
+        /// (nil: as they arrive).
         public var pacing: NotificationPacing?
 
         /// - Parameters:
@@ -114,8 +116,9 @@ public final class DeviceConnection: Sendable {
     ///   - onNotification: called for every notification with its bytes (valid only during the call) and the host
     ///     time it was read (µs, CLOCK_MONOTONIC).
     ///   - onEvent: progress reports.
-    /// - Important: `onNotification` runs on the D-Bus thread: copy the bytes out and return; never block, never
-    ///   call back into GripBlueZ from it.
+    /// - Important: `onNotification` runs on the D-Bus thread, or for a paced drain on the thread that calls
+    ///   `NotificationPacing.drainIfDue()`, one at a time and in order: copy the bytes out and return; never block,
+    ///   never call back into GripBlueZ from it.
     public init(
         client: BlueZClient, address: String, adapter: String? = nil, configuration: Configuration,
         onNotification: @escaping NotificationHandler,

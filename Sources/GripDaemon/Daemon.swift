@@ -34,7 +34,11 @@ public final class Daemon: Sendable {
         logger: Logger
     ) throws(DaemonError) {
         socketPath = configuration.socketPath
-        let ring = NotificationRing(capacityPowerOfTwo: 4096)
+        // A slot is 576 bytes and the ring cycles through all of them, so every slot ends up resident. A radio
+        // delivers at most 250 notifications a second and a paced drain at most the ~270 its socket holds: 1,024
+        // slots (576 KiB) absorb a 4 s stall of the consumer at 250 Hz. A replay pushes as fast as its speed allows
+        // and keeps the larger ring.
+        let ring = NotificationRing(capacityPowerOfTwo: configuration.replayPath == nil ? 1024 : 4096)
         let fanOut = try FanOut()
         // Batched until a watcher takes the immediate pace (only an acquired notify socket can be read in batches).
         let pacing = NotificationPacing()

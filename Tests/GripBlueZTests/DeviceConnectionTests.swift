@@ -426,7 +426,7 @@ struct PacedAcquireNotifyTests {
             #expect(await session.notifications.waitFor(count: index + 1, timeout: .seconds(10)) == Array(frames[...index]))
             // A drain started on this arrival would run until its timer found the socket empty, 300 ms or more.
             try await Task.sleep(for: .milliseconds(50))
-            #expect(!pacing.isDraining, "notification \(index), 750 ms after the one before, started the drain timer")
+            #expect(!pacing.isDraining, "notification \(index), 750 ms after the one before, started draining")
             try await Task.sleep(for: .milliseconds(700))
         }
         #expect(await session.finish() == nil)

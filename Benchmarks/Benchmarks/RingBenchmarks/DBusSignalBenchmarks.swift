@@ -4,7 +4,7 @@
 // producer lock (the daemon's RadioRing does exactly that). One scaled iteration is one notification; the ring is
 // drained every 32 so it never fills. Reading the message off the socket is libdbus's and is not measured.
 //
-// In AcquireNotify mode with the paced drain, the same thread instead reads an acquired socket every 40 ms: the
+// In AcquireNotify mode with the paced drain, the consumer thread instead reads an acquired socket every 40 ms: the
 // second benchmark sends each notification into a socket pair (bluetoothd's part, measured too) and drains it every
 // 4, about a drain's worth at 80 Hz, through the product's drain loop, into the same locked ring.
 
