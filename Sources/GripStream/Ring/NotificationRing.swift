@@ -2,9 +2,10 @@
 // a capture replay) and the consumer thread that decodes and segments (docs/design.md, "Hot path").
 //
 // INVARIANTS
-// 1. One producer thread calls `tryPush` / `pushWaiting`; one consumer thread calls `popBatch` / `waitForData`.
-//    Which thread each one is may change over time only across a happens-before edge (a join, a lock hand-off).
-//    Anything else is a data race. `dropped`, `oversized` and `capacity` may be read, and `wakeConsumer` called,
+// 1. One producer thread calls `tryPush` / `pushIfRoom` / `pushWaiting`; one consumer thread calls `popBatch` /
+//    `waitForData`. Which thread each one is may change over time only across a happens-before edge (a join, a lock
+//    hand-off); one thread may hold both roles (the daemon's consumer pushes what it drains from a paced socket,
+//    under the producers' lock, then pops it). Anything else is a data race. `dropped`, `oversized` and `capacity` may be read, and `wakeConsumer` called,
 //    from any thread.
 // 2. `capacity` is a power of two, so slot `i` of the monotonically increasing sequence lives at `i & mask`.
 //    `tail` and `head` are sequence numbers (never wrapped into the slot range; `Int` does not overflow in practice
