@@ -34,7 +34,13 @@ extension RecordingStore {
             guard let row = try Row.fetchOne(progress, arguments: [id.rawValue]) else {
                 throw GripStoreError.recordingNotFound(id)
             }
-            let state = try row.decode(RecordingState.self, atIndex: 0)
+            let stateText = try row.decode(String.self, atIndex: 0)
+            guard let state = RecordingState(rawValue: stateText) else {
+                // SQLITE_ERROR, as a failed column decode reports it: only a damaged or foreign file gets here.
+                throw GripStoreError.sqlite(
+                    operation: "save samples of recording \(id)", code: 1, extendedCode: 1,
+                    message: "unknown recording state '\(stateText)'")
+            }
             guard state == .recording else { throw GripStoreError.recordingNotInProgress(id, state: state) }
             let sequence = try row.decode(Int?.self, atIndex: 2) ?? 0
             // A live commit spans ≤ 0.5 s; samples held while the disk was full may span most of an hour, and are

@@ -97,6 +97,17 @@ struct DamagedRowTests {
         #expect(trends.count >= 3)
     }
 
+    @Test("samples for a recording in a state this version does not know are refused with an error naming the state")
+    func appendToUnknownState() throws {
+        let (fixture, damaged) = try Self.storeWithDamagedRow(
+            .file, "PRAGMA ignore_check_constraints = ON; UPDATE recording SET state = 'paused' WHERE id = ?")
+        let id = RecordingID(rawValue: damaged)
+        let expected = GripStoreError.sqlite(
+            operation: "save samples of recording \(id)", code: 1, extendedCode: 1,
+            message: "unknown recording state 'paused'")
+        #expect(throws: expected) { try fixture.store.appendSamples(Fixtures.samples(count: 4), to: id) }
+    }
+
     @Test("doctor finds the damaged row and --repair sets it aside with its samples, deleting nothing")
     func doctorQuarantines() throws {
         let (fixture, damaged) = try Self.storeWithDamagedRow(.file, "UPDATE recording SET startedAt = 'garbage' WHERE id = ?")

@@ -47,6 +47,3 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
         )
     }
 }
-
-/// The `state` column's text, read on its own by the live commit (`appendSamples`).
-extension RecordingState: DatabaseValueConvertible {}
