@@ -93,6 +93,10 @@ struct RecordClientTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // A record that misses the signal must fail this test, not hang the whole run: killed after 20 s.
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        defer { watchdog.cancel() }
         var text = ""
         while !text.contains("Ctrl-C stops it.") {
             let chunk = output.fileHandleForReading.availableData

@@ -1,18 +1,25 @@
-import Dispatch
 import Glibc
 
 /// Turns SIGINT, SIGTERM and SIGHUP into a readable pipe, so the record loop can poll for Ctrl-C next to the
 /// socket and stop cleanly (STOP, wait for the answer, restore the terminal) instead of being killed.
 ///
-/// The signals are ignored at the process level (also by an in-process daemon, which is built with
-/// `handlesSignals: false`) and delivered through Dispatch signal sources, which write one byte per signal.
-// SAFETY: @unchecked Sendable so the command can install it before starting threads and hand it to the record
-// loop's thread; after init only that one thread calls `drain()`, and the pipe ends and sources are immutable.
+/// A `sigaction` handler writes one byte per signal (the self-pipe trick), installed before `init` returns: from
+/// then on no signal is lost, whichever thread the kernel delivers it to. Dispatch signal sources are not used
+/// here because they register asynchronously, on Dispatch's manager thread: a signal sent right after the prompt
+/// ("Ctrl-C stops it.") could arrive while the signal was already ignored but not yet routed to the source, and
+/// was dropped (about 1 run in 60 of the Ctrl-C test on a loaded 2-core machine, which then waited forever).
+///
+/// One instance at a time per process (the handler writes to one pipe); the command creates it before it starts
+/// anything that could be interrupted, and its `deinit` restores the previous actions before closing the pipe.
+// SAFETY: @unchecked Sendable so the command can hand it to the record loop's thread; after init only that one
+// thread calls `drain()`, and the descriptors and saved actions are immutable until deinit.
 final class InterruptSignal: @unchecked Sendable {
     /// Readable once a signal arrived.
     let readDescriptor: Int32
     private let writeDescriptor: Int32
-    private let sources: [any DispatchSourceSignal]
+    private let previousActions: [(signal: Int32, action: sigaction)]
+
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     init() {
         var descriptors: [Int32] = [-1, -1]
@@ -25,16 +32,24 @@ final class InterruptSignal: @unchecked Sendable {
         }
         readDescriptor = descriptors[0]
         writeDescriptor = descriptors[1]
-        let write = descriptors[1]
-        sources = [SIGINT, SIGTERM, SIGHUP].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                var byte: UInt8 = 1
-                _ = Glibc.write(write, &byte, 1)
-            }
-            source.resume()
-            return source
+        precondition(interruptPipe == -1, "InterruptSignal: only one instance at a time")
+        interruptPipe = writeDescriptor
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            // Async-signal-safe: one write(2), errno preserved for the interrupted code. A full pipe (64 KiB of
+            // unread signals) drops the byte, which loses nothing: the reader already has one to see.
+            let savedErrno = errno
+            var byte: UInt8 = 1
+            _ = write(interruptPipe, &byte, 1)
+            errno = savedErrno
+        }
+        sigemptyset(&action.sa_mask)
+        // Restarted, not EINTR: the loops that poll the pipe see the byte; other blocking calls need not care.
+        action.sa_flags = SA_RESTART
+        previousActions = Self.signals.map { number in
+            var previous = sigaction()
+            sigaction(number, &action, &previous)
+            return (number, previous)
         }
     }
 
@@ -50,8 +65,19 @@ final class InterruptSignal: @unchecked Sendable {
     }
 
     deinit {
-        for source in sources { source.cancel() }
+        // The handler must not write to a descriptor number that is closed (and may be reused): restore first.
+        for (number, action) in previousActions {
+            var action = action
+            sigaction(number, &action, nil)
+        }
+        interruptPipe = -1
         close(readDescriptor)
         close(writeDescriptor)
     }
 }
+
+/// The write end of the live `InterruptSignal`'s pipe, for its signal handler (a C function pointer cannot
+/// capture it).
+// SAFETY: written only by InterruptSignal's init (before the handler is installed) and deinit (after it is
+// removed), one instance at a time; the handler only reads it. An Int32 load cannot tear.
+private nonisolated(unsafe) var interruptPipe: Int32 = -1
