@@ -28,8 +28,8 @@ enum ControlInput: Sendable {
 ///   Progressor START — the ring gets the `.write` first, so the device clock restarts — then the battery query);
 ///   `periodic` commands every `batteryInterval` while streaming.
 /// - TARE from a client: write TARE if the link is up and the profile has it, else reply why not.
-/// - Idle: once `sessionGap` passes without an effort starting or ending (the consumer records the time in
-///   `EffortActivity`; an effort longer than the gap is not expected from a grip), write `whenIdle` and, with
+/// - Idle: once `sessionGap` (plus `idleStopGraceMicros`) passes without an effort starting or ending (the consumer
+///   records the time in `EffortActivity`; an effort longer than the gap is not expected from a grip), write `whenIdle` and, with
 ///   `sleepWhenIdle`, the profile's sleep command. A new link (`.ready`) or a client's WATCH starts measuring again.
 ///   A passive device (no commands) just streams.
 /// - Link loss: `.disconnected` into the ring (the segmenter closes an open effort as open).
@@ -40,6 +40,13 @@ struct DeviceControl {
     let profile: any DeviceProfile
     let configuration: RadioConfiguration
     let sessionGapMicros: Int64
+
+    /// How long after the session gap the idle stop waits. The open recording ends by the gap on the samples' own
+    /// timeline, so the sample that ends it arrives a little after the gap in host time (up to a frame's length
+    /// later, more when the device clock smooths arrival times or the consumer is busy). Stopping the device first
+    /// left the recording open with no sample to end it (seen with the Force Board's 3-sample frames on a loaded
+    /// machine: stopped 80 ms early, the recording never saved).
+    static let idleStopGraceMicros: Int64 = 1_000_000
     let radio: RadioRing
     let activity: EffortActivity
     let status: DaemonStatus
@@ -185,7 +192,7 @@ struct DeviceControl {
         let now = DeviceConnection.hostMicros()
         let lastActivity = max(activity.lastEffortMicros, streamingSinceMicros)
         let lifecycle = profile.lifecycle
-        if lifecycle.stopsWhenIdle && now - lastActivity >= sessionGapMicros {
+        if lifecycle.stopsWhenIdle && now - lastActivity >= sessionGapMicros + Self.idleStopGraceMicros {
             stopTicker()
             for command in lifecycle.whenIdle {
                 guard await write(command) == nil else { return }
@@ -245,7 +252,7 @@ struct DeviceControl {
         let lifecycle = profile.lifecycle
         var deadlines: [Int64] = []
         if lifecycle.stopsWhenIdle {
-            deadlines.append(max(activity.lastEffortMicros, streamingSinceMicros) + sessionGapMicros)
+            deadlines.append(max(activity.lastEffortMicros, streamingSinceMicros) + sessionGapMicros + Self.idleStopGraceMicros)
         }
         if !lifecycle.periodic.isEmpty { deadlines.append(lastPeriodicMicros + configuration.batteryInterval.micros) }
         guard let next = deadlines.min() else { return }
