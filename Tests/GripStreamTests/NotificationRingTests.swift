@@ -38,6 +38,12 @@ extension NotificationRing {
         }
     }
 
+    func pushIfRoom(_ entry: Entry) -> PushOutcome {
+        entry.value.withUnsafeBytes {
+            pushIfRoom(kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: $0)
+        }
+    }
+
     func pop(max: Int = .max) -> [Entry] {
         var entries: [Entry] = []
         _ = popBatch(max: max) {
@@ -113,6 +119,23 @@ struct NotificationRingTests {
         #expect(ring.tryPush(late))
         #expect(ring.dropped == 2)
         #expect(ring.pop() == Array(queued[1...]) + [late])
+    }
+
+    @Test("pushIfRoom tells a full ring (worth a retry, not a drop) from a value too long for any slot")
+    func pushIfRoomOutcomes() {
+        let ring = NotificationRing(capacityPowerOfTwo: 2)
+        let link = Entry(kind: .disconnected, handle: 0, hostMicros: 1, value: [])
+        #expect(ring.pushIfRoom(link) == .pushed)
+        #expect(ring.pushIfRoom(link) == .pushed)
+        #expect(ring.pushIfRoom(link) == .full)
+        #expect(ring.dropped == 0)
+        let tooLong = Entry(kind: .notification, handle: 0x0E, hostMicros: 2, value: Array(repeating: 0xAB, count: 513))
+        _ = ring.pop()
+        // With room to spare the answer is still no: a caller retrying on anything but `.full` would spin forever.
+        #expect(ring.pushIfRoom(tooLong) == .oversized)
+        #expect(ring.oversized == 1)
+        #expect(ring.pushIfRoom(link) == .pushed)
+        #expect(ring.pop() == [link])
     }
 
     @Test("a value over 512 bytes is rejected and counted as oversized, not truncated")

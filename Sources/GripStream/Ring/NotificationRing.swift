@@ -240,8 +240,14 @@ public final class NotificationRing: @unchecked Sendable {
 
     // MARK: Producer
 
-    private enum PushOutcome {
-        case pushed, full, oversized
+    /// What a push did with an entry.
+    public enum PushOutcome: Sendable {
+        /// Queued.
+        case pushed
+        /// The ring had no free slot.
+        case full
+        /// The value was longer than `maxValueLength` (counted in `oversized`); no retry can queue it.
+        case oversized
     }
 
     /// Copies one entry into the ring if there is room.
@@ -268,11 +274,13 @@ public final class NotificationRing: @unchecked Sendable {
 
     /// Like `tryPush`, but a full ring is not counted as a drop: for a producer that tries again later instead of
     /// sleeping in `pushWaiting` (one that shares the producer role through a lock, which it must not hold asleep).
-    /// - Returns: `true` if the entry was queued.
+    /// - Returns: `.full` is the only outcome worth a retry.
     /// - Important: Producer thread only.
-    public func pushIfRoom(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer) -> Bool {
+    public func pushIfRoom(
+        kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer
+    ) -> PushOutcome {
         precondition(isOpen.load(ordering: .relaxed), "NotificationRing: pushIfRoom after close()")
-        return unsafe push(kind: kind, handle: handle, hostMicros: hostMicros, value: value) == .pushed
+        return unsafe push(kind: kind, handle: handle, hostMicros: hostMicros, value: value)
     }
 
     /// Copies one entry into the ring, blocking while the ring is full (the replay path: nothing is dropped).
