@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import GripStore
@@ -175,5 +176,16 @@ struct SampleStorageTests {
             )
         }
         #expect(leftovers == (0, 0))
+    }
+}
+
+@Suite("Store connections")
+struct StoreConnectionTests {
+    @Test("every connection, the writer's and a reader's, caps its page cache at 256 KiB", arguments: StoreKind.allCases)
+    func pageCacheIsCapped(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        // Negative: a size in KiB rather than in pages (SQLite's convention).
+        #expect(try fixture.store.writer.write { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -256)
+        #expect(try fixture.store.writer.read { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -256)
     }
 }
