@@ -181,7 +181,8 @@ struct SampleStorageTests {
 
 @Suite("Store connections")
 struct StoreConnectionTests {
-    @Test("every connection, the writer's and a reader's, caps its page cache at 256 KiB", arguments: StoreKind.allCases)
+    @Test("every connection, the writer's and a reader's, caps its page cache at 256 KiB",
+          arguments: StoreKind.allCases)
     func pageCacheIsCapped(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind)
         // Negative: a size in KiB rather than in pages (SQLite's convention).

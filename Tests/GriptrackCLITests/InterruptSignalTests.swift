@@ -7,7 +7,7 @@ import Testing
 /// waits forever for a stop that was already asked for.
 @Suite("interrupt signal", .serialized)
 struct InterruptSignalTests {
-    @Test("a signal sent the moment InterruptSignal exists is one byte in its pipe; deinit restores the previous action")
+    @Test("a signal sent the moment InterruptSignal exists is one byte in its pipe; deinit restores the old action")
     func signalRightAfterInit() throws {
         for number in InterruptSignal.signals {
             var before = sigaction()

@@ -28,9 +28,9 @@ enum ControlInput: Sendable {
 ///   Progressor START — the ring gets the `.write` first, so the device clock restarts — then the battery query);
 ///   `periodic` commands every `batteryInterval` while streaming.
 /// - TARE from a client: write TARE if the link is up and the profile has it, else reply why not.
-/// - Idle: once `sessionGap` (plus `idleStopGraceMicros`) passes without an effort starting or ending (the consumer
-///   records the time in `EffortActivity`; an effort longer than the gap is not expected from a grip), write `whenIdle` and, with
-///   `sleepWhenIdle`, the profile's sleep command. A new link (`.ready`) or a client's WATCH starts measuring again.
+/// - Idle: once `sessionGap` (plus `idleStopGraceMicros`) passes without an effort starting or ending (the
+///   consumer records the time in `EffortActivity`; an effort longer than the gap is not expected from a grip),
+///   write `whenIdle` and, with `sleepWhenIdle`, the profile's sleep command. A new link (`.ready`) or a client's WATCH starts measuring again.
 ///   A passive device (no commands) just streams.
 /// - Link loss: `.disconnected` into the ring (the segmenter closes an open effort as open).
 ///
@@ -252,7 +252,8 @@ struct DeviceControl {
         let lifecycle = profile.lifecycle
         var deadlines: [Int64] = []
         if lifecycle.stopsWhenIdle {
-            deadlines.append(max(activity.lastEffortMicros, streamingSinceMicros) + sessionGapMicros + Self.idleStopGraceMicros)
+            let lastActivity = max(activity.lastEffortMicros, streamingSinceMicros)
+            deadlines.append(lastActivity + sessionGapMicros + Self.idleStopGraceMicros)
         }
         if !lifecycle.periodic.isEmpty { deadlines.append(lastPeriodicMicros + configuration.batteryInterval.micros) }
         guard let next = deadlines.min() else { return }

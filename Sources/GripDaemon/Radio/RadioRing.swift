@@ -64,7 +64,9 @@ final class RadioRing: Sendable {
     private func push(waiting kind: RingEntryKind) {
         let now = DeviceConnection.hostMicros()
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        while producerLock.withLock({ _ in ring.pushIfRoom(kind: kind, handle: 0, hostMicros: now, value: empty) }) == .full {
+        while producerLock.withLock({ _ in ring.pushIfRoom(kind: kind, handle: 0, hostMicros: now, value: empty) })
+            == .full
+        {
             usleep(1_000)
         }
     }
