@@ -186,20 +186,25 @@ struct DeviceControl {
         scheduleTick()
     }
 
+    /// Host µs of the last effort start or end, or of the stream's start if none came since.
+    private var lastActivityMicros: Int64 { max(activity.lastEffortMicros, streamingSinceMicros) }
+
+    /// When the idle stop is due: the session gap and its grace after the last activity.
+    private var idleStopMicros: Int64 { lastActivityMicros + sessionGapMicros + Self.idleStopGraceMicros }
+
     /// Periodic queries every `batteryInterval`; the idle commands after `sessionGap` without effort activity.
     private mutating func checkStreaming() async {
         guard linkUp, state == "streaming" else { return }
         let now = DeviceConnection.hostMicros()
-        let lastActivity = max(activity.lastEffortMicros, streamingSinceMicros)
         let lifecycle = profile.lifecycle
-        if lifecycle.stopsWhenIdle && now - lastActivity >= sessionGapMicros + Self.idleStopGraceMicros {
+        if lifecycle.stopsWhenIdle && now >= idleStopMicros {
             stopTicker()
             for command in lifecycle.whenIdle {
                 guard await write(command) == nil else { return }
             }
             setState("stopped")
             logger.info("Device idle; measurement stopped", metadata: [
-                "device.address": "\(address ?? "")", "idle.seconds": "\((now - lastActivity) / 1_000_000)",
+                "device.address": "\(address ?? "")", "idle.seconds": "\((now - lastActivityMicros) / 1_000_000)",
                 "device.sleep": "\(configuration.sleepWhenIdle)"])
             if configuration.sleepWhenIdle, let sleep = lifecycle.sleep { _ = await write(sleep) }
             return
@@ -251,10 +256,7 @@ struct DeviceControl {
         stopTicker()
         let lifecycle = profile.lifecycle
         var deadlines: [Int64] = []
-        if lifecycle.stopsWhenIdle {
-            let lastActivity = max(activity.lastEffortMicros, streamingSinceMicros)
-            deadlines.append(lastActivity + sessionGapMicros + Self.idleStopGraceMicros)
-        }
+        if lifecycle.stopsWhenIdle { deadlines.append(idleStopMicros) }
         if !lifecycle.periodic.isEmpty { deadlines.append(lastPeriodicMicros + configuration.batteryInterval.micros) }
         guard let next = deadlines.min() else { return }
         // At least 10 ms, so a deadline just missed does not spin.
