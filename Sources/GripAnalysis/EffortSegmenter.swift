@@ -31,7 +31,8 @@
 /// **Recordings.** An automatic recording starts with its first accepted effort (start = effort start −
 /// pre-roll, clamped to the first sample seen since the previous recording ended) and ends when no effort
 /// started for ``SegmenterSettings/sessionGapMicros`` after the last effort's end (end = last effort end +
-/// post-roll, clamped to the last sample), at ``endOfStream(emit:)`` or at ``endRecording(emit:)``. When it
+/// post-roll, clamped to the last sample), at ``endOfStream(emit:)``, ``endRecording(emit:)`` or
+/// ``endAutomaticRecording(emit:)``. When it
 /// closes, efforts whose peak above baseline is below ``SegmenterSettings/minimumPeakFractionOfRecordingMax`` of
 /// the best are removed as bumps. An explicit recording (``beginRecording(atMicros:emit:)``) ends only at
 /// ``endRecording(emit:)`` or ``endOfStream(emit:)``, at the last sample.
@@ -270,6 +271,17 @@ public struct EffortSegmenter: Sendable {
             idleRunStart = nil
         }
         closeRecording(emit: emit)
+    }
+
+    /// Ends the open recording if it is automatic, as ``endRecording(emit:)`` would; an explicit one stays open.
+    ///
+    /// For a stream that stops without a sample past the session gap (the daemon stopped measuring an idle
+    /// device): the gap has passed, but no sample will come to close the recording by it.
+    ///
+    /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
+    public mutating func endAutomaticRecording(emit: (SegmentEvent) -> Void) {
+        guard let recording, !recording.explicit else { return }
+        endRecording(emit: emit)
     }
 
     // MARK: - Baseline

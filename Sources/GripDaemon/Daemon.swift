@@ -97,8 +97,8 @@ public final class Daemon: Sendable {
             } else {
                 let bluez = BlueZSource(
                     configuration: radio, profile: profile, ring: ring,
-                    sessionGapMicros: segmenterSettings.sessionGapMicros, activity: activity, status: status,
-                    outbox: recorderChannels.replies, pacing: pacing, logger: logger)
+                    sessionGapMicros: segmenterSettings.sessionGapMicros, pipeline: control, activity: activity,
+                    status: status, outbox: recorderChannels.replies, pacing: pacing, logger: logger)
                 device = bluez.requests
                 source = bluez
             }

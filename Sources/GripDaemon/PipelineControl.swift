@@ -7,6 +7,9 @@ enum PipelineCommand: Sendable, Equatable {
     case beginRecording(token: Int)
     /// Close the open recording.
     case endRecording(token: Int)
+    /// The radio stopped measuring: the device was idle for the session gap. No sample will come to end an open
+    /// automatic recording by the gap, so it ends now; an explicit one stays open. Nobody waits for an outcome.
+    case measurementStoppedIdle
 }
 
 /// What the consumer did with a command; it reaches the recorder in stream order, after the events the command
@@ -20,7 +23,8 @@ enum PipelineCommandOutcome: Sendable, Equatable {
     case ended(token: Int, wasOpen: Bool)
 }
 
-/// The mailbox through which other threads (the recorder) hand commands to the consumer thread.
+/// The mailbox through which other threads (the recorder, the radio's device control) hand commands to the consumer
+/// thread.
 ///
 /// Posting appends under a lock, raises the `pending` flag and wakes the consumer through the ring
 /// (`NotificationRing.wakeConsumer()`), so a consumer asleep on an empty ring applies the command at once. The

@@ -10,8 +10,9 @@ import ServiceLifecycle
 /// STATUS and hands outputs to the socket thread through `FanOut` (bounded, never blocking; filled only while
 /// someone watches) and to the recorder through its own feed (always).
 ///
-/// Between batches it applies the recorder's commands (`PipelineControl`: begin/end an explicit recording) and
-/// puts each command's outcome into the recorder's feed right after the events the command caused.
+/// Between batches it applies the commands of `PipelineControl` (the recorder's begin/end of an explicit recording,
+/// the radio's idle stop) and puts each recorder command's outcome into the recorder's feed right after the events
+/// the command caused.
 ///
 /// It ends when it pops `.endOfStream`, which the source pushes when it finishes or shuts down; it then hands the
 /// recorder `.streamEnded` and waits for the group's shutdown, so a finished replay leaves the daemon serving STATUS.
@@ -195,6 +196,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         case .endRecording(let token):
             let wasOpen = processor.endRecording(output: output)
             outcome(.ended(token: token, wasOpen: wasOpen))
+        case .measurementStoppedIdle:
+            processor.endAutomaticRecording(output: output)
         }
     }
 }

@@ -464,6 +464,35 @@ struct EffortSegmenterTests {
         ])
     }
 
+    @Test("a stream that stops before the session gap has a sample past it: endAutomaticRecording ends the recording as the gap would; an explicit one stays open")
+    func endAutomaticRecordingWithoutASamplePastTheGap() {
+        var signal = SyntheticForce(restingKg: 0.5)
+        signal.hold(seconds: 3)
+        signal.pull(peakKg: 30.5)  // on 3.040, off 6.875
+        signal.hold(seconds: 299)  // the last sample is before 6.875 + 300 s: the gap never closes the recording
+        let samples = signal.samples()
+        var automatic = EffortSegmenter()
+        var events = feed(samples, into: &automatic)
+        #expect(recordings(events).isEmpty)
+        automatic.endAutomaticRecording { events.append($0) }
+        automatic.endAutomaticRecording { events.append($0) }  // none open: nothing
+        // The same end as when a sample past the gap closes it (twoSessions): last effort end + 2 s post-roll.
+        #expect(events.map(summary) == [
+            "recording+ 1.040",
+            "effort+ 3.040",
+            "effort- 3.040–6.875 peak 30.5 base 0.5",
+            "recording- 1.040–8.875 efforts 1 dropped 0",
+        ])
+
+        var explicit = EffortSegmenter()
+        var explicitEvents = feed(samples, into: &explicit)
+        explicit.beginRecording(atMicros: 0) { explicitEvents.append($0) }  // adopts the open recording
+        explicit.endAutomaticRecording { explicitEvents.append($0) }
+        #expect(recordings(explicitEvents).isEmpty, "an explicit recording ends only when stopped")
+        explicit.endRecording { explicitEvents.append($0) }
+        #expect(recordings(explicitEvents).map { seconds($0.startMicros) } == ["1.040"])
+    }
+
     @Test("stopping a recording mid-pull closes the effort as open and does not restart it until release")
     func stopMidPull() {
         var signal = SyntheticForce(restingKg: 0.5)

@@ -4,6 +4,7 @@ import Testing
 
 import GripBlueZ
 @testable import GripDaemon
+import GripStore
 import GripTestSupport
 import Logging
 
@@ -199,6 +200,45 @@ struct RadioEndToEndTests {
         #expect(try await second.read(until: "DEVICE", event: "state", where: { $0["state"] as? String == "streaming" }).match != nil)
         #expect(try await fake.writes(on: FakeBlueZ.controlPath).map(\.bytes).filter { $0 == [0x65] }.count == 2)
         try await harness.stop()
+    }
+
+    // The fake's stream ends 0.5 s after the pull: no sample past the 1.5 s gap will come to end the recording by it.
+    @Test("the idle stop ends the open recording even when no sample past the session gap comes, and it is stored")
+    func idleStopEndsTheRecording() async throws {
+        let fake = try FakeBlueZ(
+            parameters: ["progressor": false, "resolveDelayMs": 5],
+            notifications: Frames.levels([(0.5, 0.3), (1.0, 20.0), (0.5, 0.3)]))
+        defer { fake.stop() }
+        let harness = try await DaemonHarness.radio(fake: fake, sessionGap: .milliseconds(1500)).started()
+        let client = try await harness.watch()
+        // No Progressor until the client watches, so nothing streams before the client listens.
+        try await fake.mock(
+            "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress), .string("Progressor_1234"),
+            .boolean(false))
+        let effort = try await client.read(until: "EFFORT", event: "end")
+        let effortEnd = try #require(effort.match?["end"] as? Double, "no effort ended: \(effort.seen)")
+        #expect(effort.match?["open"] as? Bool == false, "the pull ended before the idle stop")
+        // DEVICE comes from the control task, RECORDING through the pipeline: either may come first.
+        var stopped = false
+        var ended: [String: Any]?
+        var saved = false
+        while !(stopped && saved), let message = try await client.readMessage() {
+            switch (message["class"] as? String, message["event"] as? String) {
+            case ("DEVICE", "state"): stopped = message["state"] as? String == "stopped"
+            case ("RECORDING", "end"): ended = message
+            case ("RECORDER", "saved"): saved = true
+            default: break
+            }
+        }
+        #expect(stopped, "the device was not stopped")
+        let recording = try #require(ended, "the recording stayed open after the idle stop")
+        #expect(recording["efforts"] as? Int == 1)
+        // As the gap would end it: the last effort's end + 2 s post-roll, clamped to the last sample (0.5 s later).
+        let end = try #require(recording["end"] as? Double)
+        #expect(end > effortEnd && end <= effortEnd + 0.5 + 0.0125, "recording end \(end), effort end \(effortEnd)")
+        #expect(saved, "the recording was not stored")
+        try await harness.stop()
+        #expect(try RecordingStore(path: harness.databasePath).listRecordings(limit: nil).visible.count == 1)
     }
 
     @Test("TARE without a connected device is refused with the protocol's error")

@@ -27,11 +27,13 @@ final class BlueZSource: Service, CustomStringConvertible {
 
     /// - Parameters:
     ///   - sessionGapMicros: idle time after which measuring stops (the segmenter's session gap).
+    ///   - pipeline: told when measuring stops at idle.
     ///   - outbox: where DEVICE state lines and TARE replies go to the socket thread.
     ///   - pacing: set by the socket server; read by the connection's acquired socket.
     init(
-        configuration: RadioConfiguration, profile: any DeviceProfile, ring: NotificationRing, sessionGapMicros: Int64, activity: EffortActivity,
-        status: DaemonStatus, outbox: Mailbox<DaemonReply>, pacing: NotificationPacing, logger: Logger
+        configuration: RadioConfiguration, profile: any DeviceProfile, ring: NotificationRing, sessionGapMicros: Int64,
+        pipeline: PipelineControl, activity: EffortActivity, status: DaemonStatus, outbox: Mailbox<DaemonReply>,
+        pacing: NotificationPacing, logger: Logger
     ) {
         self.configuration = configuration
         self.pacing = pacing
@@ -43,7 +45,7 @@ final class BlueZSource: Service, CustomStringConvertible {
         requests = DeviceRequests(outbox: outbox) { continuation.yield(.request($0)) }
         control = DeviceControl(
             profile: profile, configuration: configuration, sessionGapMicros: sessionGapMicros, radio: radio,
-            activity: activity, status: status, outbox: outbox, logger: logger, ticks: continuation)
+            pipeline: pipeline, activity: activity, status: status, outbox: outbox, logger: logger, ticks: continuation)
     }
 
     func run() async throws {

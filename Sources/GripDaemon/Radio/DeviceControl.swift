@@ -28,9 +28,11 @@ enum ControlInput: Sendable {
 ///   Progressor START — the ring gets the `.write` first, so the device clock restarts — then the battery query);
 ///   `periodic` commands every `batteryInterval` while streaming.
 /// - TARE from a client: write TARE if the link is up and the profile has it, else reply why not.
-/// - Idle: once `sessionGap` (plus `idleStopGraceMicros`) passes without an effort starting or ending (the
-///   consumer records the time in `EffortActivity`; an effort longer than the gap is not expected from a grip),
-///   write `whenIdle` and, with `sleepWhenIdle`, the profile's sleep command. A new link (`.ready`) or a client's WATCH starts measuring again.
+/// - Idle: once `sessionGap` passes without an effort starting or ending (the consumer records the time in
+///   `EffortActivity`; an effort longer than the gap is not expected from a grip), write `whenIdle`, tell the
+///   pipeline to end its open automatic recording (no sample will come to end it by the gap) and, with
+///   `sleepWhenIdle`, write the profile's sleep command. A new link (`.ready`) or a client's WATCH starts measuring
+///   again.
 ///   A passive device (no commands) just streams.
 /// - Link loss: `.disconnected` into the ring (the segmenter closes an open effort as open).
 ///
@@ -40,14 +42,9 @@ struct DeviceControl {
     let profile: any DeviceProfile
     let configuration: RadioConfiguration
     let sessionGapMicros: Int64
-
-    /// How long after the session gap the idle stop waits. The open recording ends by the gap on the samples' own
-    /// timeline, so the sample that ends it arrives a little after the gap in host time (up to a frame's length
-    /// later, more when the device clock smooths arrival times or the consumer is busy). Stopping the device first
-    /// left the recording open with no sample to end it (seen with the Force Board's 3-sample frames on a loaded
-    /// machine: stopped 80 ms early, the recording never saved).
-    static let idleStopGraceMicros: Int64 = 1_000_000
     let radio: RadioRing
+    /// Told when measuring stops at idle, so the open automatic recording ends.
+    let pipeline: PipelineControl
     let activity: EffortActivity
     let status: DaemonStatus
     let outbox: Mailbox<DaemonReply>
@@ -67,13 +64,14 @@ struct DeviceControl {
 
     init(
         profile: any DeviceProfile, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioRing,
-        activity: EffortActivity, status: DaemonStatus, outbox: Mailbox<DaemonReply>, logger: Logger,
+        pipeline: PipelineControl, activity: EffortActivity, status: DaemonStatus, outbox: Mailbox<DaemonReply>, logger: Logger,
         ticks: AsyncStream<ControlInput>.Continuation
     ) {
         self.profile = profile
         self.configuration = configuration
         self.sessionGapMicros = sessionGapMicros
         self.radio = radio
+        self.pipeline = pipeline
         self.activity = activity
         self.status = status
         self.outbox = outbox
@@ -189,8 +187,8 @@ struct DeviceControl {
     /// Host µs of the last effort start or end, or of the stream's start if none came since.
     private var lastActivityMicros: Int64 { max(activity.lastEffortMicros, streamingSinceMicros) }
 
-    /// When the idle stop is due: the session gap and its grace after the last activity.
-    private var idleStopMicros: Int64 { lastActivityMicros + sessionGapMicros + Self.idleStopGraceMicros }
+    /// When the idle stop is due: the session gap after the last activity.
+    private var idleStopMicros: Int64 { lastActivityMicros + sessionGapMicros }
 
     /// Periodic queries every `batteryInterval`; the idle commands after `sessionGap` without effort activity.
     private mutating func checkStreaming() async {
@@ -202,6 +200,10 @@ struct DeviceControl {
             for command in lifecycle.whenIdle {
                 guard await write(command) == nil else { return }
             }
+            // The recording ends by the gap on the samples' own timeline, so the sample that would end it comes a
+            // little after the gap in host time (a frame later, more on a busy consumer): stopped now, it never
+            // comes.
+            pipeline.post(.measurementStoppedIdle)
             setState("stopped")
             logger.info("Device idle; measurement stopped", metadata: [
                 "device.address": "\(address ?? "")", "idle.seconds": "\((now - lastActivityMicros) / 1_000_000)",

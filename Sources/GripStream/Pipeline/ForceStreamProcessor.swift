@@ -110,6 +110,14 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         return wasRecording
     }
 
+    /// Ends an open automatic recording now; an explicit one (or one waiting for its first sample) stays open.
+    /// See `EffortSegmenter.endAutomaticRecording(emit:)`.
+    ///
+    /// - Parameter output: Receives the closing events (`effortEnded`, `recordingEnded`).
+    public mutating func endAutomaticRecording(output: (StreamOutput) -> Void) {
+        segmenter.endAutomaticRecording { output(.segment($0)) }
+    }
+
     private mutating func decodeFrame(_ value: UnsafeRawBufferPointer, hostMicros: Int64, output: (StreamOutput) -> Void) {
         // The decoder is moved out for the call so the closure may mutate the rest of `self` (exclusive access).
         // It holds no heap storage, so the copy costs nothing; the segmenter's buffers are never copied.
