@@ -50,14 +50,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
+# Both servers carry GRIPTRACK_TEST_SERVER in their environment: scripts/test-watchdog finds any left running by it.
 # A private bus: line 1 = address, line 2 = pid (docs/bluez.md §6).
-{ read -r address; read -r bus_pid; } < <(dbus-daemon --session --print-address=1 --print-pid=1 --fork --nopidfile)
+{ read -r address; read -r bus_pid; } < <(GRIPTRACK_TEST_SERVER=fake-bluez-bus dbus-daemon --session --print-address=1 --print-pid=1 --fork --nopidfile)
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 
 start_fake() {
     local p="${1:-$params}"
     # The fake must not inherit our stdout: test drivers read it.
-    DBUS_SYSTEM_BUS_ADDRESS="$address" "$python" -m dbusmock --system -t "$template" -p "$p" >>"$log" 2>&1 </dev/null &
+    GRIPTRACK_TEST_SERVER=fake-bluez DBUS_SYSTEM_BUS_ADDRESS="$address" "$python" -m dbusmock --system -t "$template" -p "$p" >>"$log" 2>&1 </dev/null &
     fake_pid=$!
     if ! DBUS_SESSION_BUS_ADDRESS="$address" gdbus wait --session --timeout 10 org.bluez; then
         echo "run-private-bus.sh: the fake did not claim org.bluez within 10 s (log: $log)" >&2

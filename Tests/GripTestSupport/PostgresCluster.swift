@@ -66,7 +66,9 @@ public final class PostgresCluster: Sendable {
         // Nothing of this process but the output file may leak into the server that `pg_ctl start` leaves running:
         // other tests' pipes and sockets held open by it would never see their end of file (glibc's closefrom
         // action for posix_spawn is not visible to Swift, so bash closes every descriptor above 2 before exec).
-        let closeAndExec = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec \"$@\""
+        // GRIPTRACK_TEST_SERVER marks the server for scripts/test-watchdog, which stops any a test left running.
+        let closeAndExec = "export GRIPTRACK_TEST_SERVER=postgres; "
+            + "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec \"$@\""
         let command = ["/bin/bash", "-c", closeAndExec, "bash"]
             + (asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments)
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("gt-pg-out-\(UUID().uuidString)").path
