@@ -190,10 +190,11 @@ var package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
-        // End-to-end tests of the built `griptrack` binary (the test target depends on it so SwiftPM builds it).
+        // End-to-end tests of the built `griptrack` and `griptrackd` binaries (the test target depends on them so
+        // SwiftPM builds them).
         .testTarget(
             name: "GriptrackCLITests",
-            dependencies: ["griptrack", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ", "GripWire",
+            dependencies: ["griptrack", "griptrackd", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ", "GripWire",
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),

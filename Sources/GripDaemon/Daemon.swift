@@ -34,6 +34,9 @@ public final class Daemon: Sendable {
         logger: Logger
     ) throws(DaemonError) {
         socketPath = configuration.socketPath
+        // First, so that from the socket's existence on a SIGTERM is caught; one before the services start shuts
+        // them down as soon as they run.
+        let signals = configuration.handlesSignals ? try SignalShutdown(logger: logger) : nil
         // A slot is 576 bytes and the ring cycles through all of them, so every slot ends up resident. A radio
         // delivers at most 250 notifications a second and a paced drain at most the ~270 its socket holds: 1,024
         // slots (576 KiB) absorb a 4 s stall of the consumer at 250 Hz. A replay pushes as fast as its speed allows
@@ -151,15 +154,13 @@ public final class Daemon: Sendable {
 
         var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]
         if let sync { services.append(sync) }
-        // Reverse order on shutdown: sync, notifier, source, pipeline, recorder, reader, server.
-        var groupConfiguration = ServiceGroupConfiguration(
+        if let signals { services.append(signals) }
+        // Reverse order on shutdown: signals, sync, notifier, source, pipeline, recorder, reader, server.
+        let groupConfiguration = ServiceGroupConfiguration(
             services: services.map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
             },
             logger: logger)
-        if configuration.handlesSignals {
-            groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
-        }
         group = ServiceGroup(configuration: groupConfiguration)
         self.server = server
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripDaemon
 import GripWire
 
 extension Griptrack {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GripDaemon
 
 /// What `griptrack record` asks the daemon for.
 struct RecordRequest: Sendable {

@@ -1,7 +1,8 @@
 import Glibc
 
-/// Turns SIGINT, SIGTERM and SIGHUP into a readable pipe, so the record loop can poll for Ctrl-C next to the
-/// socket and stop cleanly (STOP, wait for the answer, restore the terminal) instead of being killed.
+/// Turns signals (by default SIGINT, SIGTERM and SIGHUP) into a readable pipe, so a loop can poll for them next to its
+/// other descriptors and stop cleanly: `griptrack record` sends STOP, waits for the answer and restores the terminal;
+/// griptrackd shuts its services down gracefully (`SignalShutdown`).
 ///
 /// A `sigaction` handler writes one byte per signal (the self-pipe trick), installed before `init` returns: from
 /// then on no signal is lost, whichever thread the kernel delivers it to. Dispatch signal sources are not used
@@ -9,19 +10,21 @@ import Glibc
 /// ("Ctrl-C stops it.") could arrive while the signal was already ignored but not yet routed to the source, and
 /// was dropped (about 1 run in 60 of the Ctrl-C test on a loaded 2-core machine, which then waited forever).
 ///
-/// One instance at a time per process (the handler writes to one pipe); the command creates it before it starts
+/// One instance at a time per process (the handler writes to one pipe); the owner creates it before it starts
 /// anything that could be interrupted, and its `deinit` restores the previous actions before closing the pipe.
-// SAFETY: @unchecked Sendable so the command can hand it to the record loop's thread; after init only that one
+// SAFETY: @unchecked Sendable so the owner can hand it to the thread that polls it; after init only that one
 // thread calls `drain()`, and the descriptors and saved actions are immutable until deinit.
-final class InterruptSignal: @unchecked Sendable {
+public final class InterruptSignal: @unchecked Sendable {
     /// Readable once a signal arrived.
-    let readDescriptor: Int32
+    public let readDescriptor: Int32
     private let writeDescriptor: Int32
     private let previousActions: [(signal: Int32, action: sigaction)]
 
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// The signals caught unless `init(signals:)` is given others.
+    public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    init() {
+    /// Installs the handler for `signals`; from the moment this returns, each of them is a byte in the pipe.
+    public init(signals: [Int32] = InterruptSignal.signals) {
         var descriptors: [Int32] = [-1, -1]
         if pipe(&descriptors) != 0 {
             preconditionFailure("pipe failed: errno \(errno)")
@@ -46,7 +49,7 @@ final class InterruptSignal: @unchecked Sendable {
         sigemptyset(&action.sa_mask)
         // Restarted, not EINTR: the loops that poll the pipe see the byte; other blocking calls need not care.
         action.sa_flags = SA_RESTART
-        previousActions = Self.signals.map { number in
+        previousActions = signals.map { number in
             var previous = sigaction()
             sigaction(number, &action, &previous)
             return (number, previous)
@@ -54,7 +57,7 @@ final class InterruptSignal: @unchecked Sendable {
     }
 
     /// Reads every pending byte; returns how many signals arrived since the last call.
-    func drain() -> Int {
+    public func drain() -> Int {
         var count = 0
         var buffer = [UInt8](repeating: 0, count: 16)
         while true {
