@@ -28,9 +28,14 @@ struct WakePipe: Sendable {
     }
 
     /// Empties the pipe so the next `signal()` wakes `poll` again.
+    ///
+    /// One `read(2)` into a stack buffer per call: a read that returns less than the buffer holds emptied the pipe
+    /// (a byte written after it makes the pipe readable again, so it wakes the next `poll`). Reading again until
+    /// EAGAIN cost a second system call on every wake-up of the socket and recorder threads.
     func drain() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(readDescriptor, &buffer, buffer.count) > 0 {}
+        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        let size = MemoryLayout.size(ofValue: buffer)
+        while read(readDescriptor, &buffer, size) == size {}
     }
 
     /// Closes both ends.

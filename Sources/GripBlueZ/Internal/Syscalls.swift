@@ -41,10 +41,11 @@ enum Syscall {
         precondition(written == 1 || errno == EAGAIN || errno == EINTR, "wake pipe write failed: errno \(errno)")
     }
 
-    /// `read(fd, buffer, 64)` until empty.
+    /// `read(fd, buffer, 32)` until a read returns less than 32 bytes: the pipe was empty then (one system call for
+    /// the usual single wake-up byte, not a second one that only finds EAGAIN).
     static func drainWakePipe(_ fd: Int32) {
         var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        while unsafe read(fd, &buffer, 32) > 0 {}
+        while unsafe read(fd, &buffer, 32) == 32 {}
     }
 
     /// `poll(fds, n, timeout)`; EINTR is reported as zero ready descriptors.
