@@ -166,11 +166,12 @@ public struct GriptrackConfig: Sendable, Equatable {
                 let known = ConfigKey.sections.map { "[\($0)]" }.joined(separator: ", ")
                 throw ConfigError(
                     file: file, line: lines.line(section: nil, key: section) ?? lines.line(section: section, key: nil),
-                    key: section, problem: "unknown \(value.table == nil ? "key" : "section"); known sections: \(known)")
+                    key: Self.keyPath(section),
+                    problem: "unknown \(value.table == nil ? "key" : "section"); known sections: \(known)")
             }
             for name in sectionTable.keys.sorted() {
                 guard let item = sectionTable[name] else { continue }
-                let key = "\(section).\(name)"
+                let key = Self.keyPath(section, name)
                 let line = lines.line(section: section, key: name)
                 guard let known = ConfigKey.all.first(where: { $0.section == section && $0.name == name }) else {
                     let names = ConfigKey.all.filter { $0.section == section }.map(\.name).joined(separator: ", ")
@@ -184,6 +185,30 @@ public struct GriptrackConfig: Sendable, Equatable {
             }
         }
         return config
+    }
+
+    /// A dotted key as TOML writes it, so a message names the key as the file can spell it: a component that is not a
+    /// bare key (letters, digits, `_`, `-`) is quoted, e.g. `app_store.""` for an empty key, `"dé"` for one with
+    /// an accent.
+    static func keyPath(_ components: String...) -> String {
+        components.map { component in
+            let bare = !component.isEmpty && component.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
+                    || scalar == "-")
+            }
+            if bare { return component }
+            var quoted = "\""
+            for scalar in component.unicodeScalars {
+                switch scalar {
+                case "\"", "\\": quoted += "\\" + String(scalar)
+                case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: quoted.unicodeScalars.append(scalar)
+                }
+            }
+            return quoted + "\""
+        }.joined(separator: ".")
     }
 
     /// The App Store verifier's configuration.

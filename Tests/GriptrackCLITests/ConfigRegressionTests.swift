@@ -39,6 +39,24 @@ struct ConfigRegressionTests {
         }
     }
 
+    // regression-empty-key.toml: the message said `app_store.`, naming no key the file has.
+    @Test("an unknown key that is not a bare key is named as TOML spells it, quoted, on its line", arguments: [
+        ("[app_store]\na= \"\"\n\"\"=\"\"\n", 3, "app_store.\"\""),  // keys are checked in sorted order: "" first
+        ("[app_store]\n\"dé\" = 1\n", 2, "app_store.\"dé\""),
+        ("[app_store]\n'a\"b.c' = 1\n", 2, "app_store.\"a\\\"b.c\""),
+        ("[app_store]\nbundle-id_2 = 1\n", 2, "app_store.bundle-id_2"),
+        ("[\"\"]\nx = 1\n", 1, "\"\""),
+    ])
+    func quotedKeyNames(text: String, line: Int, key: String) {
+        do throws(ConfigError) {
+            _ = try GriptrackConfig.parse(text, file: "g.toml")
+            Issue.record("no error for \(text)")
+        } catch {
+            #expect(error.key == key)
+            #expect(error.line == line, "\(error)")
+        }
+    }
+
     static let braceProblem = "expected a value or ']' before '}'"
 
     @Test("a '}' where an array element belongs is an error on its line, never TOMLKit's assertion", arguments: [
