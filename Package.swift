@@ -194,7 +194,8 @@ var package = Package(
         // SwiftPM builds them).
         .testTarget(
             name: "GriptrackCLITests",
-            dependencies: ["griptrack", "griptrackd", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ", "GripWire",
+            dependencies: ["griptrack", "griptrackd", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ",
+                           "GripWire",
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift
         ),

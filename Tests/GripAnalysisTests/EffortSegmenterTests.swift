@@ -464,7 +464,7 @@ struct EffortSegmenterTests {
         ])
     }
 
-    @Test("a stream that stops before the session gap has a sample past it: endAutomaticRecording ends the recording as the gap would; an explicit one stays open")
+    @Test("no sample past the session gap: endAutomaticRecording ends the recording as the gap would, not an explicit one")
     func endAutomaticRecordingWithoutASamplePastTheGap() {
         var signal = SyntheticForce(restingKg: 0.5)
         signal.hold(seconds: 3)

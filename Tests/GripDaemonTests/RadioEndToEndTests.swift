@@ -213,8 +213,8 @@ struct RadioEndToEndTests {
         let client = try await harness.watch()
         // No Progressor until the client watches, so nothing streams before the client listens.
         try await fake.mock(
-            "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress), .string("Progressor_1234"),
-            .boolean(false))
+            "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress),
+            .string("Progressor_1234"), .boolean(false))
         let effort = try await client.read(until: "EFFORT", event: "end")
         let effortEnd = try #require(effort.match?["end"] as? Double, "no effort ended: \(effort.seen)")
         #expect(effort.match?["open"] as? Bool == false, "the pull ended before the idle stop")

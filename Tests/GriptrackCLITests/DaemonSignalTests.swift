@@ -43,8 +43,10 @@ struct DaemonSignalTests {
                 continue
             }
             if wasServing {
-                #expect(process.terminationReason == .exit && process.terminationStatus == 0,
-                        "SIGTERM \(delayMillis) ms after start, socket up: \(process.terminationReason) \(process.terminationStatus)")
+                let ended = "\(process.terminationReason) \(process.terminationStatus)"
+                #expect(
+                    process.terminationReason == .exit && process.terminationStatus == 0,
+                    "SIGTERM \(delayMillis) ms after start, socket up: \(ended)")
             }
         }
     }
