@@ -16,8 +16,8 @@ import Glibc
 // thread calls `drain()`, and the descriptors and saved actions are immutable until deinit.
 public final class InterruptSignal: @unchecked Sendable {
     /// Readable once a signal arrived.
-    public let readDescriptor: Int32
-    private let writeDescriptor: Int32
+    public var readDescriptor: Int32 { pipe.readDescriptor }
+    private let pipe: WakePipe
     private let previousActions: [(signal: Int32, action: sigaction)]
 
     /// The signals caught unless `init(signals:)` is given others.
@@ -25,18 +25,13 @@ public final class InterruptSignal: @unchecked Sendable {
 
     /// Installs the handler for `signals`; from the moment this returns, each of them is a byte in the pipe.
     public init(signals: [Int32] = InterruptSignal.signals) {
-        var descriptors: [Int32] = [-1, -1]
-        if pipe(&descriptors) != 0 {
-            preconditionFailure("pipe failed: errno \(errno)")
+        do {
+            pipe = try WakePipe(purpose: "interrupt signal")
+        } catch {
+            preconditionFailure("\(error)")
         }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        }
-        readDescriptor = descriptors[0]
-        writeDescriptor = descriptors[1]
         precondition(interruptPipe == -1, "InterruptSignal: only one instance at a time")
-        interruptPipe = writeDescriptor
+        interruptPipe = pipe.writeDescriptor
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in
             // Async-signal-safe: one write(2), errno preserved for the interrupted code. A full pipe (64 KiB of
@@ -74,8 +69,7 @@ public final class InterruptSignal: @unchecked Sendable {
             sigaction(number, &action, nil)
         }
         interruptPipe = -1
-        close(readDescriptor)
-        close(writeDescriptor)
+        pipe.close()
     }
 }
 

@@ -65,8 +65,7 @@ struct DeviceControl {
     init(
         profile: any DeviceProfile, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioRing,
         pipeline: PipelineControl, activity: EffortActivity, status: DaemonStatus, outbox: Mailbox<DaemonReply>,
-        logger: Logger,
-        ticks: AsyncStream<ControlInput>.Continuation
+        logger: Logger, ticks: AsyncStream<ControlInput>.Continuation
     ) {
         self.profile = profile
         self.configuration = configuration
