@@ -140,10 +140,12 @@ extension RecordingStore {
     public func sampleStorage(of id: RecordingID) throws(GripStoreError) -> SampleStorage {
         try read("measure the samples of recording \(id)") { db in
             _ = try Self.fetchRecording(db, id)
+            // CAST: a sampleCount written as a real (a hand edit, another program) would make the SUM a real, which
+            // GRDB's non-optional Int subscript traps on; cast, it reads as a (saturated) integer.
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT COUNT(*) AS chunks, COALESCE(SUM(sampleCount), 0) AS samples,
+                    SELECT COUNT(*) AS chunks, CAST(COALESCE(SUM(sampleCount), 0) AS INTEGER) AS samples,
                            COALESCE(SUM(LENGTH(samples)), 0) AS bytes
                     FROM sampleChunk WHERE recordingId = ?
                     """,

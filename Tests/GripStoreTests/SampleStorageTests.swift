@@ -179,6 +179,26 @@ struct SampleStorageTests {
     }
 }
 
+@Suite("Sample storage of rows written by someone else")
+struct ForeignSampleRowTests {
+    // Fuzz/Corpus/store/regression-real-sample-count: the sum was a real, and GRDB's Int subscript trapped on it.
+    @Test("a sampleCount stored as a huge real is measured as a saturated integer, not a trap")
+    func realSampleCount() throws {
+        let fixture = try StoreFixture(.memory)
+        let id = try fixture.store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        let writer = ChunkWriter(store: fixture.store, recording: id)
+        try writer.append((0..<100).map { StoredSample(micros: Int64($0) * 12_500, kilograms: 1) })
+        _ = try writer.flush()
+        try fixture.store.writer.write { db in
+            try db.execute(
+                sql: "UPDATE sampleChunk SET sampleCount = 4.25e228 WHERE recordingId = ?", arguments: [id.rawValue])
+        }
+        let storage = try fixture.store.sampleStorage(of: id)
+        #expect(storage.samples == Int.max)
+        #expect(storage.chunks >= 1)
+    }
+}
+
 @Suite("Store connections")
 struct StoreConnectionTests {
     @Test("every connection, the writer's and a reader's, caps its page cache at 256 KiB",
