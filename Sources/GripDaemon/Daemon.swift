@@ -42,7 +42,7 @@ public final class Daemon: Sendable {
         // slots (576 KiB) absorb a 4 s stall of the consumer at 250 Hz. A replay pushes as fast as its speed allows
         // and keeps the larger ring.
         let ring = NotificationRing(capacityPowerOfTwo: configuration.replayPath == nil ? 1024 : 4096)
-        let fanOut = try FanOut()
+        let live = try LiveWatchers(backlogLimit: configuration.clientBacklogLimit)
         // Batched until a watcher takes the immediate pace (only an acquired notify socket can be read in batches).
         let pacing = NotificationPacing()
         let gate = StartGate(open: !configuration.replayWaitsForWatcher)
@@ -116,7 +116,7 @@ public final class Daemon: Sendable {
         let liveness = ThreadLiveness()
         let pipeline = Self.makePipeline(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle,
-            settings: segmenterSettings, fanOut: fanOut, recorderFeed: recorderFeed, control: control,
+            settings: segmenterSettings, live: live, recorderFeed: recorderFeed, control: control,
             status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
             liveness: liveness, pacing: radio != nil ? pacing : nil, logger: logger)
@@ -144,7 +144,7 @@ public final class Daemon: Sendable {
             store: store, access: configuration.access, replies: recorderChannels.replies, liveness: liveness,
             logger: logger)
         let server = try SocketServer(
-            configuration: configuration, authorization: authorization, fanOut: fanOut, status: status, gate: gate,
+            configuration: configuration, authorization: authorization, live: live, status: status, gate: gate,
             device: device, recorder: recorderChannels, reader: reader, sync: sync,
             importer: SignedDataImporter(config: configuration.file), liveness: liveness, pacing: pacing,
             logger: logger)
@@ -169,13 +169,13 @@ public final class Daemon: Sendable {
     /// path; this is where the table's existential is opened).
     private static func makePipeline<Profile: DeviceProfile>(
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
-        settings: SegmenterSettings, fanOut: FanOut, recorderFeed: RecorderFeed, control: PipelineControl,
+        settings: SegmenterSettings, live: LiveWatchers, recorderFeed: RecorderFeed, control: PipelineControl,
         status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness,
         pacing: NotificationPacing?, logger: Logger
     ) -> any Service {
         PipelineService(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
-            fanOut: fanOut, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
+            live: live, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
             activity: activity, liveness: liveness, pacing: pacing, logger: logger)
     }
 

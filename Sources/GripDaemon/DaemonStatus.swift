@@ -25,8 +25,6 @@ final class DaemonStatus: Sendable {
         var ringDropped = 0
         /// Values longer than a ring slot.
         var ringOversized = 0
-        /// Pipeline outputs the hand-off to the socket thread had no room for.
-        var fanOutDropped = 0
         /// What the recorder is doing (written by the recorder thread).
         var recorder = RecorderState()
         /// Access as the recorder last read it; nil before its first read (or without a store).

@@ -7,8 +7,8 @@ import Logging
 import ServiceLifecycle
 
 /// The consumer loop as a service: waits on the ring, decodes and segments every batch, publishes counters to
-/// STATUS and hands outputs to the socket thread through `FanOut` (bounded, never blocking; filled only while
-/// someone watches) and to the recorder through its own feed (always).
+/// STATUS, writes the live lines to watchers itself (`LiveWriter`, never blocking; only while someone watches) and
+/// hands outputs to the recorder through its feed (always).
 ///
 /// Between batches it applies the commands of `PipelineControl` (the recorder's begin/end of an explicit recording,
 /// the radio's idle stop) and puts each recorder command's outcome into the recorder's feed right after the events
@@ -22,7 +22,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     let forceHandle: UInt16
     let controlHandle: UInt16?
     let settings: SegmenterSettings
-    let fanOut: FanOut
+    let live: LiveWatchers
     /// The recorder's feed and mailbox; nil runs the pipeline without a recorder.
     let recorderFeed: RecorderFeed?
     let control: PipelineControl?
@@ -43,7 +43,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
 
     init(
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
-        settings: SegmenterSettings = .init(), fanOut: FanOut, recorderFeed: RecorderFeed? = nil,
+        settings: SegmenterSettings = .init(), live: LiveWatchers, recorderFeed: RecorderFeed? = nil,
         control: PipelineControl? = nil, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity? = nil,
         liveness: ThreadLiveness? = nil, pacing: NotificationPacing? = nil, logger: Logger
     ) {
@@ -52,7 +52,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.forceHandle = forceHandle
         self.controlHandle = controlHandle
         self.settings = settings
-        self.fanOut = fanOut
+        self.live = live
         self.recorderFeed = recorderFeed
         self.control = control
         self.status = status
@@ -71,10 +71,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     private func consume() {
         var processor = ForceStreamProcessor(
             profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings)
-        var batch = FanOutBatch()
-        batch.micros.reserveCapacity(4096)
-        batch.kilograms.reserveCapacity(4096)
-        batch.events.reserveCapacity(64)
+        var writer = LiveWriter(watchers: live)
         let recording = recorderFeed != nil
         var recorderBatch = HandOffBatch<RecorderFeedEvent>()
         if recording {
@@ -92,11 +89,11 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         if let pacing { pacing.setOwnerWake { [ring] in ring.wakeConsumer() } }
         while !finished {
             liveness?.idle(.consumer)
-            ring.waitForData(timeoutMicros: pacing?.microsUntilDrain())
+            ring.waitForData(timeoutMicros: Self.earliest(pacing?.microsUntilDrain(), writer.microsUntilFlush()))
             liveness?.busy(.consumer)
             // The drain pushes this batch's notifications into the ring, popped just below.
             pacing?.drainIfDue()
-            let watching = fanOut.hasWatchers
+            let watching = writer.refresh()
             _ = ring.popBatch(max: 256) { entry in
                 if entry.kind == .endOfStream { finished = true }
                 processor.process(
@@ -108,7 +105,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                     case .device(.batteryMillivolts(let millivolts)): battery = Int(millivolts)
                     default: break
                     }
-                    if watching { batch.append(output) }
+                    if watching { writer.add(output) }
                     if recording {
                         if case .sample(let micros, let kilograms) = output {
                             recorderBatch.appendSample(micros: micros, kilograms: kilograms)
@@ -121,7 +118,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             if let control, control.hasPending {
                 for command in control.take() {
                     apply(command, to: &processor) { output in
-                        if watching { batch.append(output) }
+                        if watching { writer.add(output) }
                         recorderBatch.append(.output(output))
                     } outcome: { recorderBatch.append(.applied($0)) }
                 }
@@ -131,13 +128,12 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 processor.countDropped(drops - knownDrops)
                 knownDrops = drops
             }
-            if !watching { batch.removeAll() }
             // The end-of-stream batch is handed over below, after STATUS says the stream ended.
             if finished { break }
-            let liveHandedOver = fanOut.offer(&batch)
-            let recorderHandedOver = recorderFeed?.offer(&recorderBatch) ?? true
-            if !liveHandedOver || !recorderHandedOver {
-                // The receiver held the hand-off's lock (a thread preempted inside `take`). The batch is kept, but
+            // A paced radio hands notifications over in 40 ms bursts: then each burst is one batched SAMPLES line.
+            writer.endBatch(perBurst: pacing?.isDraining == true)
+            if !(recorderFeed?.offer(&recorderBatch) ?? true) {
+                // The recorder held the hand-off's lock (a thread preempted inside `take`). The batch is kept, but
                 // with an idle ring `waitForData` would sleep on it, and a command's outcome (the reply to RECORD)
                 // would wait for the device's next notification: ask for an immediate wake-up and try again.
                 ring.wakeConsumer()
@@ -170,8 +166,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             snapshot.ringOversized = oversized
             if let end { snapshot.deviceState = end }
         }
-        // The last outputs (the closing EFFORT/RECORDING) must reach the socket thread: wait for the lock now.
-        while !fanOut.offer(&batch) { sched_yield() }
+        writer.finish()
         if let recorderFeed {
             recorderBatch.append(.streamEnded)
             while !recorderFeed.offer(&recorderBatch) { sched_yield() }
@@ -182,6 +177,13 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 "frames.total": "\(counters.total)", "frames.decoded": "\(counters.decoded)",
                 "frames.malformed": "\(counters.malformed)", "ring.dropped": "\(knownDrops)",
             ])
+    }
+
+    /// The sooner of two optional timeouts (nil: none).
+    private static func earliest(_ first: Int64?, _ second: Int64?) -> Int64? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return min(first, second)
     }
 
     /// Applies one recorder command to the processor; its events go to `output`, then its outcome to `outcome`.

@@ -9,13 +9,14 @@ import Synchronization
 
 /// The daemon's Unix socket: newline-delimited JSON in gpsd's spirit (docs/protocol.md).
 ///
-/// One thread runs a `poll(2)` loop over the listening socket, every client and three wake pipes (fan-out data,
+/// One thread runs a `poll(2)` loop over the listening socket, every client and three wake pipes (live trouble,
 /// stop, and the reply mailbox through which the recorder answers RECORD, STOP and PRO and reports RECORDER
 /// events). Why a single poll thread rather than a thread per client or SwiftNIO: clients are few (a CLI, a
 /// dashboard), every client is non-blocking so a stalled reader can only grow its own bounded backlog (and is then
-/// dropped), broadcast order is trivially the same for all clients, and there is no dependency to add. The
-/// thread sleeps in poll with no timeout unless samples are waiting for their 25 Hz slot, so an idle daemon makes
-/// no periodic wakeups.
+/// dropped), and there is no dependency to add. SAMPLES and stream events do not pass through this thread: the
+/// consumer writes them to watchers itself (`LiveWriter`), and wakes this thread only when a watcher falls behind
+/// (`LiveWatchers`). The thread sleeps in poll with no timeout, so streaming costs it no wake-ups and an idle
+/// daemon makes no periodic ones.
 final class SocketServer: Service, CustomStringConvertible {
     /// The longest request line, in bytes (without the newline).
     static let requestLimit = 4096
@@ -23,20 +24,18 @@ final class SocketServer: Service, CustomStringConvertible {
     /// connection on each wake-up, so this only has to cover a burst between two wake-ups (a dashboard and a few
     /// CLIs reconnecting together); more than that is refused by the kernel (ECONNREFUSED/EAGAIN), not queued.
     static let listenBacklog: Int32 = 16
-    /// SAMPLES lines are sent at most this often (25 Hz), plus once before each event so order is kept.
-    static let samplesInterval: Duration = .milliseconds(40)
 
     let path: String
     let release: String
     /// The recordings database, named in VERSION (1.2).
     let databasePath: String
     let authorization: Authorization
-    let backlogLimit: Int
     let clientBudgetBytes: Int
     let maxClients: Int
     /// SO_SNDBUF for accepted connections (nil: the kernel's default).
     let sendBufferBytes: Int?
-    let fanOut: FanOut
+    /// The watchers as the consumer writes to them.
+    let live: LiveWatchers
     /// Told whether any watcher takes the immediate pace (nil without a radio).
     let pacing: NotificationPacing?
     let status: DaemonStatus
@@ -64,7 +63,7 @@ final class SocketServer: Service, CustomStringConvertible {
 
     /// Binds and listens at once, so a bad path fails startup and READY=1 comes only after the socket accepts.
     init(
-        configuration: DaemonConfiguration, authorization: Authorization, fanOut: FanOut, status: DaemonStatus,
+        configuration: DaemonConfiguration, authorization: Authorization, live: LiveWatchers, status: DaemonStatus,
         gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, reader: StoreReader? = nil,
         sync: SyncService? = nil, importer: SignedDataImporter? = nil, liveness: ThreadLiveness? = nil,
         pacing: NotificationPacing? = nil, logger: Logger
@@ -72,12 +71,11 @@ final class SocketServer: Service, CustomStringConvertible {
         path = configuration.socketPath
         release = configuration.release
         databasePath = configuration.databasePath
-        backlogLimit = configuration.clientBacklogLimit
         clientBudgetBytes = configuration.clientBudgetBytes
         maxClients = configuration.maxClients
         sendBufferBytes = configuration.clientSendBufferBytes
         self.authorization = authorization
-        self.fanOut = fanOut
+        self.live = live
         self.pacing = pacing
         self.status = status
         self.gate = gate
@@ -164,15 +162,9 @@ final class Client {
     /// Primary and supplementary groups at connect time (for the admin decision).
     let gids: [UInt32]
     var input = RequestLineBuffer(limit: SocketServer.requestLimit)
-    var output: [UInt8] = []
-    var outputStart = 0
-    /// Since when bytes have been queued for this client without it catching up (the kernel refused some and its
-    /// queue has not emptied since); nil while it is caught up.
-    var behindSince: ContinuousClock.Instant?
+    /// Queued bytes, written by this thread and (live lines, while watching) the consumer.
+    let output: ClientOutput
     var watching = false
-    /// Set when the daemon closes the descriptor: loops over a copy of the client list may still reach this client,
-    /// and its descriptor number may already belong to a file another thread opened since.
-    var closed = false
     /// How SAMPLES reach this watcher (protocol 1.3): batched at ≤ 25 Hz, or each notification's as it is decoded.
     var pace = WatchPace.batched
     /// Set after an oversized request or a refusal: flush what is queued, then close; read nothing more.
@@ -184,13 +176,17 @@ final class Client {
 
     init(descriptor: Int32, id: Int, pid: Int32, uid: UInt32, gids: [UInt32]) {
         self.descriptor = descriptor
+        output = ClientOutput(descriptor: descriptor)
         self.id = id
         self.pid = pid
         self.uid = uid
         self.gids = gids
     }
 
-    var pendingBytes: Int { output.count - outputStart }
+    var pendingBytes: Int { output.pendingBytes }
+
+    /// The pace at which the consumer sends this client live lines, nil while it must get none.
+    var livePace: WatchPace? { watching && !closeAfterFlush ? pace : nil }
 
     var reference: ClientReference { ClientReference(id: id, pid: pid, uid: uid) }
 }
@@ -201,17 +197,6 @@ struct ServerLoop {
     let listenDescriptor: Int32
     let stopDescriptor: Int32
     var clients: [Client] = []
-    var incoming = FanOutBatch()
-    var pendingMicros: [Int64] = []
-    var pendingKilograms: [Float] = []
-    /// How many of the pending samples immediate watchers already have.
-    var immediateSent = 0
-    var lastSamplesFlush = ContinuousClock.now - SocketServer.samplesInterval
-    /// The last take had samples and only batched watchers watch: take again when the next SAMPLES line is due
-    /// (the consumer does not wake this thread for samples meanwhile).
-    var takesOnSchedule = false
-    /// The radio hands samples over in 40 ms bursts and only batched watchers watch: a SAMPLES line per burst.
-    var flushesPerBurst = false
     var stopping = false
     var nextClientID = 1
     /// The poll set, rebuilt in place on every wake-up (its storage is kept, so a wake-up allocates nothing).
@@ -233,7 +218,7 @@ struct ServerLoop {
         while !stopping {
             pollSet.removeAll(keepingCapacity: true)
             pollSet.append(pollfd(fd: listenDescriptor, events: Int16(POLLIN), revents: 0))
-            pollSet.append(pollfd(fd: server.fanOut.wake.readDescriptor, events: Int16(POLLIN), revents: 0))
+            pollSet.append(pollfd(fd: server.live.trouble.readDescriptor, events: Int16(POLLIN), revents: 0))
             pollSet.append(pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0))
             pollSet.append(pollfd(fd: server.recorder?.replies.wake.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
             for client in clients {
@@ -242,8 +227,7 @@ struct ServerLoop {
                 pollSet.append(pollfd(fd: client.descriptor, events: events, revents: 0))
             }
             server.liveness?.idle(.socket)
-            let timeout = timeoutMilliseconds()
-            let ready = poll(&pollSet, nfds_t(pollSet.count), timeout)
+            let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
             server.liveness?.busy(.socket)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -251,10 +235,7 @@ struct ServerLoop {
                 break
             }
             if pollSet[2].revents != 0 { stopping = true }
-            if pollSet[1].revents != 0 || (takesOnSchedule && ContinuousClock.now >= nextSamplesFlush) {
-                drainFanOut()
-            }
-            flushSamplesIfDue()
+            if pollSet[1].revents != 0 { handleTrouble() }
             if pollSet[3].revents != 0 { deliverReplies() }
             // Clients first (their descriptors match `clients` by index), then new connections.
             let snapshot = clients
@@ -265,14 +246,12 @@ struct ServerLoop {
             }
             if pollSet[0].revents != 0 { acceptAll() }
         }
-        // Shutdown: the pipeline and the recorder have ended before us; pass on their last outputs and replies,
-        // flush once, close everything.
-        drainFanOut()
-        flushSamples()
+        // Shutdown: the pipeline and the recorder have ended before us; pass on their last replies, flush once,
+        // close everything.
         deliverReplies()
         for client in clients {
-            _ = flush(client)
-            close(client.descriptor)
+            _ = client.output.flush()
+            client.output.close()
         }
         clients.removeAll()
         close(listenDescriptor)
@@ -280,15 +259,8 @@ struct ServerLoop {
         logger.info("Socket closed", metadata: ["socket.path": "\(server.path)"])
     }
 
-    /// Index of the first client in the poll set (after listen, fan-out, stop and replies).
+    /// Index of the first client in the poll set (after listen, live trouble, stop and replies).
     static let clientDescriptorBase = 4
-
-    private func timeoutMilliseconds() -> Int32 {
-        guard !pendingMicros.isEmpty || takesOnSchedule else { return -1 }
-        let due = nextSamplesFlush - ContinuousClock.now
-        let millis = due.components.seconds * 1000 + due.components.attoseconds / 1_000_000_000_000_000
-        return Int32(max(0, min(millis + 1, 1000)))
-    }
 
     // MARK: Connections
 
@@ -356,7 +328,7 @@ struct ServerLoop {
 
     private mutating func service(_ client: Client, revents: Int16) {
         if revents & Int16(POLLOUT) != 0 || client.closeAfterFlush {
-            guard flush(client) else { return remove(client, reason: "write failed") }
+            guard client.output.flush() != .failed else { return dropFailed(client) }
             if client.closeAfterFlush && client.pendingBytes == 0 { return remove(client, reason: "closed by daemon") }
         }
         if client.closeAfterFlush { return }
@@ -387,6 +359,7 @@ struct ServerLoop {
         client.input.discardAll()
         send(ProtocolMessage.error("request longer than \(SocketServer.requestLimit) bytes; closing the connection"), to: client)
         client.closeAfterFlush = true
+        publishWatchers()
         logger.notice("Client sent an oversized request", metadata: ["client.pid": "\(client.pid)"])
     }
 
@@ -408,11 +381,10 @@ struct ServerLoop {
                 }
                 client.pace = pace
             }
-            client.watching = enable
-            updateWatcherCount()
+            // The reply first: live lines follow it (and none follows a reply that ends watching).
+            if !enable { setWatching(false, client) }
             send(ProtocolMessage.watch(enabled: enable, pace: client.pace), to: client)
-            // An immediate watcher must be woken per notification from now on: take now, without the schedule.
-            if enable && client.pace == .immediate && takesOnSchedule { drainFanOut() }
+            if enable { setWatching(true, client) }
             if enable {
                 server.gate.open()
                 server.device?.resume()
@@ -479,7 +451,6 @@ struct ServerLoop {
                 if reply.completesQuery { client.queriesInFlight -= 1 }
                 send(reply.line, to: client)
             case .watchers:
-                flushSamples()  // the samples before a report go out before it
                 broadcast(reply.line)
             }
         }
@@ -511,7 +482,8 @@ struct ServerLoop {
         line.addRaw("device", device.object)
         line.addRaw("frames", frames.object)
         line.addRaw("ring", ring.object)
-        line.add("fanout_dropped", server.fanOut.droppedCount)
+        // Kept for 1.0 clients: live lines are no longer handed between threads, so none is lost on the way.
+        line.add("fanout_dropped", 0)
         line.addRaw("clients", clientCounts.object)
         if server.recorder != nil {
             line.addRaw("recorder", ProtocolMessage.recorderObject(snapshot.recorder))
@@ -521,18 +493,55 @@ struct ServerLoop {
         return line.line
     }
 
-    private func updateWatcherCount() {
-        server.fanOut.setWatcherCount(clients.filter { $0.watching && !$0.closeAfterFlush }.count)
+    private func setWatching(_ watching: Bool, _ client: Client) {
+        client.watching = watching
+        publishWatchers()
+    }
+
+    /// Tells the consumer who watches at which pace (each client's own pace first, so a client that stopped
+    /// watching gets nothing more even from the consumer's older list).
+    private func publishWatchers() {
+        var batched: [ClientOutput] = []
+        var immediate: [ClientOutput] = []
+        for client in clients {
+            let pace = client.livePace
+            client.output.setLivePace(pace)
+            switch pace {
+            case .batched?: batched.append(client.output)
+            case .immediate?: immediate.append(client.output)
+            case nil: break
+            }
+        }
+        server.live.publish(batched: batched, immediate: immediate)
         // The radio drains an acquired notify socket in batches unless a watcher wants each notification at once.
-        server.pacing?.setImmediate(clients.contains { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush })
+        server.pacing?.setImmediate(!immediate.isEmpty)
+    }
+
+    /// The consumer found a watcher behind or broken: drop the broken ones and keep the backlogs within the budget
+    /// (the next poll set asks POLLOUT for the ones behind).
+    private mutating func handleTrouble() {
+        server.live.clearTrouble()
+        for client in clients where client.output.failure != nil { dropFailed(client) }
+        keepWithinBudget()
+    }
+
+    private mutating func dropFailed(_ client: Client) {
+        guard clients.contains(where: { $0 === client }) else { return }
+        switch client.output.failure {
+        case .tooSlow(let backlogBytes)?:
+            logger.warning("Slow client dropped", metadata: [
+                "client.pid": "\(client.pid)", "client.backlogBytes": "\(backlogBytes)"])
+            remove(client, reason: "too slow")
+        case .writeFailed?, nil:
+            remove(client, reason: "write failed")
+        }
     }
 
     private mutating func remove(_ client: Client, reason: String) {
         guard let index = clients.firstIndex(where: { $0 === client }) else { return }
         clients.remove(at: index)
-        close(client.descriptor)
-        client.closed = true
-        updateWatcherCount()
+        client.output.close()
+        publishWatchers()
         server.recorder?.requests.post(.clientGone(id: client.id))
         logger.info("Client disconnected", metadata: ["client.pid": "\(client.pid)", "client.reason": "\(reason)"])
     }
@@ -541,16 +550,11 @@ struct ServerLoop {
 
     /// Queues `line` and tries to write at once. A client whose queue passes the backlog limit is dropped.
     mutating func send(_ line: String, to client: Client) {
-        guard !client.closed else { return }
-        // A line larger than the limit still goes to a client that has caught up; a backlog does not grow past it.
-        if client.pendingBytes > 0 && client.pendingBytes + line.utf8.count > server.backlogLimit {
-            logger.warning("Slow client dropped", metadata: [
-                "client.pid": "\(client.pid)", "client.backlogBytes": "\(client.pendingBytes)"])
-            return remove(client, reason: "too slow")
+        switch client.output.send(line, backlogLimit: server.live.backlogLimit) {
+        case .caughtUp, .notWatching: break
+        case .behind: keepWithinBudget()
+        case .failed: dropFailed(client)
         }
-        client.output.append(contentsOf: line.utf8)
-        if !flush(client) { return remove(client, reason: "write failed") }
-        if client.pendingBytes > 0 { keepWithinBudget() }
     }
 
     /// Bytes queued for every client together.
@@ -562,7 +566,7 @@ struct ServerLoop {
     /// hold a backlog, so this scans a handful of clients on a rare path).
     private mutating func keepWithinBudget() {
         while backlogBytes > server.clientBudgetBytes,
-            let stalest = clients.compactMap({ client in client.behindSince.map { (client, $0) } })
+            let stalest = clients.compactMap({ client in client.output.behindSince.map { (client, $0) } })
                 .min(by: { $0.1 < $1.1 })?.0
         {
             logger.warning("Slow client dropped: all clients' backlogs are over the budget", metadata: [
@@ -572,93 +576,9 @@ struct ServerLoop {
         }
     }
 
-    /// Writes as much queued output as the socket takes; false on a broken connection.
-    private func flush(_ client: Client) -> Bool {
-        while client.pendingBytes > 0 {
-            let written = client.output[client.outputStart...].withUnsafeBytes { bytes in
-                Glibc.send(client.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                guard errno == EAGAIN else { return false }
-                if client.behindSince == nil { client.behindSince = .now }
-                return true
-            }
-            client.outputStart += written
-        }
-        client.output.removeAll(keepingCapacity: client.output.capacity <= 65536)
-        client.outputStart = 0
-        client.behindSince = nil
-        return true
-    }
-
     private mutating func broadcast(_ line: String) {
         for client in clients where client.watching && !client.closeAfterFlush {
             send(line, to: client)
         }
-    }
-
-    // MARK: Fan-out
-
-    /// When batched SAMPLES are next due.
-    private var nextSamplesFlush: ContinuousClock.Instant { lastSamplesFlush + SocketServer.samplesInterval }
-
-    private mutating func drainFanOut() {
-        // With only batched watchers, the thread takes the samples when the next line is due instead of being woken
-        // for each notification (25 wake-ups a second instead of one per notification; events still wake it).
-        // Unless the radio already hands notifications over in 40 ms bursts (NotificationPacing): then waking per
-        // burst costs no more and the line goes out as the burst arrives, not up to 40 ms later.
-        let onlyBatched = !clients.contains { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush }
-        flushesPerBurst = onlyBatched && server.pacing?.isDraining == true
-        takesOnSchedule = server.fanOut.take(into: &incoming, next: onlyBatched && !flushesPerBurst ? .onOwnSchedule : .any)
-        var consumed = 0
-        for (samplesBefore, output) in incoming.events {
-            pendingMicros.append(contentsOf: incoming.micros[consumed..<samplesBefore])
-            pendingKilograms.append(contentsOf: incoming.kilograms[consumed..<samplesBefore])
-            consumed = samplesBefore
-            // Keep stream order: the samples before an event go out before it.
-            flushSamples()
-            if let line = ProtocolMessage.event(output) { broadcast(line) }
-        }
-        pendingMicros.append(contentsOf: incoming.micros[consumed...])
-        pendingKilograms.append(contentsOf: incoming.kilograms[consumed...])
-        incoming.removeAll()
-        flushImmediate()
-    }
-
-    private mutating func flushSamplesIfDue() {
-        // Bursts come every 40 ms already: each is one line, sent as it arrives.
-        guard !pendingMicros.isEmpty, flushesPerBurst || ContinuousClock.now >= nextSamplesFlush else { return }
-        flushSamples()
-    }
-
-    /// Sends immediate watchers the samples they have not had: what this wake-up drained. The consumer wakes the
-    /// socket thread when the hand-off goes from empty to non-empty, so that is one notification's samples unless
-    /// the thread was busy (then the few that queued meanwhile, in one line).
-    private mutating func flushImmediate() {
-        defer { immediateSent = pendingMicros.count }
-        guard immediateSent < pendingMicros.count,
-              clients.contains(where: { $0.watching && $0.pace == .immediate && !$0.closeAfterFlush }) else { return }
-        let line = ProtocolMessage.samples(
-            micros: pendingMicros[immediateSent...], kilograms: pendingKilograms[immediateSent...])
-        for client in clients where client.watching && client.pace == .immediate && !client.closeAfterFlush {
-            send(line, to: client)
-        }
-    }
-
-    /// Sends batched watchers every pending sample in one SAMPLES line (and immediate ones their rest first).
-    private mutating func flushSamples() {
-        flushImmediate()
-        guard !pendingMicros.isEmpty else { return }
-        if clients.contains(where: { $0.watching && $0.pace == .batched && !$0.closeAfterFlush }) {
-            let line = ProtocolMessage.samples(micros: pendingMicros[...], kilograms: pendingKilograms[...])
-            for client in clients where client.watching && client.pace == .batched && !client.closeAfterFlush {
-                send(line, to: client)
-            }
-        }
-        pendingMicros.removeAll(keepingCapacity: true)
-        pendingKilograms.removeAll(keepingCapacity: true)
-        immediateSent = 0
-        lastSamplesFlush = .now
     }
 }

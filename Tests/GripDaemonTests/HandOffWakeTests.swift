@@ -10,14 +10,14 @@ import Testing
 @Suite("Hand-off wake-ups")
 struct HandOffWakeTests {
     /// Whether the receiver's poll would return now.
-    static func woken(_ handOff: FanOut) -> Bool {
+    static func woken(_ handOff: HandOff<StreamOutput>) -> Bool {
         var descriptor = pollfd(fd: handOff.wake.readDescriptor, events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, 0) == 1
     }
 
     /// Offers one notification's worth: a sample, and optionally an event after it.
-    static func offer(_ handOff: FanOut, micros: Int64, event: Bool = false) {
-        var batch = FanOutBatch()
+    static func offer(_ handOff: HandOff<StreamOutput>, micros: Int64, event: Bool = false) {
+        var batch = HandOffBatch<StreamOutput>()
         batch.append(.sample(micros: micros, kilograms: 1))
         if event { batch.append(.link(up: true, hostMicros: micros)) }
         #expect(handOff.offer(&batch))
@@ -25,10 +25,10 @@ struct HandOffWakeTests {
 
     @Test("by default the first hand-off after a take wakes the receiver, later ones do not until it takes")
     func anyHandOffWakes() throws {
-        let handOff = try FanOut()
+        let handOff = try HandOff<StreamOutput>(purpose: "test")
         Self.offer(handOff, micros: 1)
         #expect(Self.woken(handOff))
-        var taken = FanOutBatch()
+        var taken = HandOffBatch<StreamOutput>()
         #expect(!handOff.take(into: &taken))
         #expect(taken.micros == [1])
         #expect(!Self.woken(handOff))
@@ -38,9 +38,9 @@ struct HandOffWakeTests {
 
     @Test("on its own schedule the receiver is not woken for samples, is woken for an event, and a take without samples ends the schedule")
     func ownSchedule() throws {
-        let handOff = try FanOut()
+        let handOff = try HandOff<StreamOutput>(purpose: "test")
         Self.offer(handOff, micros: 1)
-        var taken = FanOutBatch()
+        var taken = HandOffBatch<StreamOutput>()
         #expect(handOff.take(into: &taken, next: .onOwnSchedule), "a take with samples keeps the schedule")
         for micros in Int64(2)...50 { Self.offer(handOff, micros: micros) }
         #expect(!Self.woken(handOff), "49 samples woke a receiver that takes them on its schedule")
@@ -58,8 +58,8 @@ struct HandOffWakeTests {
 
     @Test("with a backlog wake, samples wake the receiver only when that many wait; an event at once")
     func backlog() throws {
-        let handOff = try FanOut()
-        var taken = FanOutBatch()
+        let handOff = try HandOff<StreamOutput>(purpose: "test")
+        var taken = HandOffBatch<StreamOutput>()
         handOff.take(into: &taken, next: .backlog(100))
         for micros in Int64(1)...99 { Self.offer(handOff, micros: micros) }
         #expect(!Self.woken(handOff))

@@ -233,7 +233,7 @@ struct SocketProtocolTests {
         let status = try #require(try await reader.read(until: "STATUS").match)
         let clients = try #require(status["clients"] as? [String: Any])
         let backlog = try #require(clients["backlog_bytes"] as? Int)
-        #expect(backlog <= 262_144, "\(backlog) bytes queued for silent clients")
+        #expect(backlog <= 262_144, "\(backlog) bytes queued for silent clients \(clients)")
         #expect((clients["connected"] as? Int ?? 0) < 11, "no silent client was dropped")
         try await harness.stop()
     }

@@ -17,6 +17,13 @@ enum RecorderFeedEvent: HandOffEvent {
     }
 }
 
+extension StreamOutput: HandOffEvent {
+    var sample: (micros: Int64, kilograms: Float)? {
+        if case .sample(let micros, let kilograms) = self { return (micros, kilograms) }
+        return nil
+    }
+}
+
 /// The recorder's feed: consumer thread → recorder thread, offered every batch whether or not anyone watches.
 typealias RecorderFeed = HandOff<RecorderFeedEvent>
 

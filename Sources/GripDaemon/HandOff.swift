@@ -1,5 +1,3 @@
-import Glibc
-import GripStream
 import Synchronization
 
 /// What travels through a ``HandOff``: samples go to the batch's parallel arrays, everything else is an event.
@@ -8,19 +6,7 @@ protocol HandOffEvent: Sendable {
     var sample: (micros: Int64, kilograms: Float)? { get }
 }
 
-extension StreamOutput: HandOffEvent {
-    var sample: (micros: Int64, kilograms: Float)? {
-        if case .sample(let micros, let kilograms) = self { return (micros, kilograms) }
-        return nil
-    }
-}
-
-/// The live fan-out's batch: pipeline outputs on their way to the socket thread.
-typealias FanOutBatch = HandOffBatch<StreamOutput>
-/// The live fan-out: consumer thread → socket thread, filled only while someone watches.
-typealias FanOut = HandOff<StreamOutput>
-
-/// Values on their way from the consumer thread to another thread (the socket thread, the recorder).
+/// Values on their way from the consumer thread to another thread (the recorder).
 ///
 /// Samples are kept as two parallel arrays; every other value remembers how many samples preceded it, so the
 /// receiving thread can reproduce stream order (samples, then the EFFORT they close) without one allocation per
@@ -62,15 +48,14 @@ struct HandOffBatch<Event: HandOffEvent>: Sendable {
     }
 }
 
-/// The bounded, non-blocking hand-off between the consumer thread and one receiving thread (the socket thread for
-/// the live fan-out, the recorder thread for the recorder's feed).
+/// The bounded, non-blocking hand-off between the consumer thread and one receiving thread (the recorder's feed).
 ///
 /// - The consumer calls `offer` once per popped batch: it takes the lock only if it is free (never waits), moves
 ///   its batch in if there is room (else counts it as dropped), and signals the wake pipe only as the receiver's
 ///   `SampleWake` says (by default when the shared batch was empty: once per hand-off burst, not per sample).
 /// - At each `take` the receiver says what should wake it next (``SampleWake``): any hand-off, or events only while
-///   it takes samples on its own schedule (the socket thread when every watcher takes SAMPLES batched at 25 Hz, the
-///   recorder on its commit tick), or events and a backlog of samples (the recorder while nothing is recorded).
+///   it takes samples on its own schedule (the recorder on its commit tick), or events and a backlog of samples (the
+///   recorder while nothing is recorded).
 ///   The first event after a take always wakes it.
 /// - The receiver calls `take` when the wake pipe is readable, and whenever its own schedule says.
 final class HandOff<Event: HandOffEvent>: Sendable {
@@ -84,7 +69,7 @@ final class HandOff<Event: HandOffEvent>: Sendable {
         case backlog(Int)
     }
 
-    /// The most samples (and, separately, events) waiting for the socket thread.
+    /// The most samples (and, separately, events) waiting for the receiver.
     let sampleLimit: Int
     let eventLimit: Int
     private struct Shared: Sendable {
@@ -93,12 +78,11 @@ final class HandOff<Event: HandOffEvent>: Sendable {
         var sampleWake = SampleWake.any
     }
     private let shared: Mutex<Shared>
-    private let watchers = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
-    /// Signalled by the consumer, watched by the socket thread's poll loop.
+    /// Signalled by the consumer, watched by the receiver's poll loop.
     let wake: WakePipe
 
-    init(sampleLimit: Int = 1 << 16, eventLimit: Int = 4096, purpose: String = "fan-out") throws(DaemonError) {
+    init(sampleLimit: Int = 1 << 16, eventLimit: Int = 4096, purpose: String) throws(DaemonError) {
         self.sampleLimit = sampleLimit
         self.eventLimit = eventLimit
         shared = Mutex(Shared())
@@ -106,11 +90,6 @@ final class HandOff<Event: HandOffEvent>: Sendable {
     }
 
     deinit { wake.close() }
-
-    /// Whether any client watches (the consumer skips buffering otherwise).
-    var hasWatchers: Bool { watchers.load(ordering: .relaxed) > 0 }
-
-    func setWatcherCount(_ count: Int) { watchers.store(count, ordering: .relaxed) }
 
     /// Outputs dropped because the hand-off was full.
     var droppedCount: Int { dropped.load(ordering: .relaxed) }
