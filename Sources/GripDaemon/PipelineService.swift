@@ -82,7 +82,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         var deviceState: String?
         let publishesLinkState = stateAtEnd != nil
         var battery: Int?
-        var effortAt: Int64?
+        var effortAt: (hostMicros: Int64, open: Bool)?
         var knownDrops = 0
         var finished = false
         logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
@@ -101,7 +101,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 ) { output in
                     switch output {
                     case .link(let up, _) where publishesLinkState: deviceState = up ? "connected" : "disconnected"
-                    case .segment(.effortStarted), .segment(.effortEnded): effortAt = entry.hostMicros
+                    case .segment(.effortStarted): effortAt = (entry.hostMicros, true)
+                    case .segment(.effortEnded): effortAt = (entry.hostMicros, false)
                     case .device(.batteryMillivolts(let millivolts)): battery = Int(millivolts)
                     default: break
                     }
@@ -140,7 +141,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 sched_yield()
             }
             if let at = effortAt {
-                activity?.noteEffort(atHostMicros: at)
+                activity?.noteEffort(atHostMicros: at.hostMicros, open: at.open)
                 effortAt = nil
             }
             if let millivolts = battery {

@@ -241,6 +241,41 @@ struct RadioEndToEndTests {
         #expect(try RecordingStore(path: harness.databasePath).listRecordings(limit: nil).visible.count == 1)
     }
 
+    // A 3 s pull with a 1.5 s gap: no effort starts or ends for twice the gap while the athlete pulls.
+    @Test("a pull longer than the session gap is not idleness: the device is stopped a gap after the pull ends")
+    func pullLongerThanTheGap() async throws {
+        let fake = try FakeBlueZ(
+            parameters: ["progressor": false, "resolveDelayMs": 5],
+            notifications: Frames.levels([(0.5, 0.3), (3.0, 20.0), (0.5, 0.3)]))
+        defer { fake.stop() }
+        let harness = try await DaemonHarness.radio(fake: fake, sessionGap: .milliseconds(1500)).started()
+        let client = try await harness.watch()
+        try await fake.mock(
+            "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress),
+            .string("Progressor_1234"), .boolean(false))
+        var effortEnd: [String: Any]?
+        var stoppedBeforeTheEffortEnded = false
+        while effortEnd == nil, let message = try await client.readMessage() {
+            switch (message["class"] as? String, message["event"] as? String) {
+            case ("DEVICE", "state") where message["state"] as? String == "stopped": stoppedBeforeTheEffortEnded = true
+            case ("EFFORT", "end"): effortEnd = message
+            default: break
+            }
+        }
+        #expect(!stoppedBeforeTheEffortEnded, "the device was stopped in the middle of the pull")
+        let effort = try #require(effortEnd, "no effort ended")
+        #expect(effort["open"] as? Bool == false, "the pull was cut off: \(effort)")
+        let start = try #require(effort["start"] as? Double)
+        let end = try #require(effort["end"] as? Double)
+        #expect(end - start > 2.5, "the effort lasted \(end - start) s of a 3 s pull")
+        var stopped = false
+        while !stopped, let message = try await client.readMessage() {
+            stopped = message["class"] as? String == "DEVICE" && message["state"] as? String == "stopped"
+        }
+        #expect(stopped, "the device was not stopped after the pull")
+        try await harness.stop()
+    }
+
     @Test("TARE without a connected device is refused with the protocol's error")
     func tareWithoutDevice() async throws {
         let fake = try FakeBlueZ(parameters: ["progressor": false])

@@ -184,8 +184,11 @@ struct DeviceControl {
         scheduleTick()
     }
 
-    /// Host µs of the last effort start or end, or of the stream's start if none came since.
-    private var lastActivityMicros: Int64 { max(activity.lastEffortMicros, streamingSinceMicros) }
+    /// Host µs of the last effort start or end, or of the stream's start if none came since; now while an effort is
+    /// under way (a pull longer than the session gap is not idleness: the stop comes a gap after it ends).
+    private var lastActivityMicros: Int64 {
+        activity.effortOpen ? DeviceConnection.hostMicros() : max(activity.lastEffortMicros, streamingSinceMicros)
+    }
 
     /// When the idle stop is due: the session gap after the last activity.
     private var idleStopMicros: Int64 { lastActivityMicros + sessionGapMicros }
