@@ -54,9 +54,9 @@ public final class InterruptSignal: @unchecked Sendable {
     /// Reads every pending byte; returns how many signals arrived since the last call.
     public func drain() -> Int {
         var count = 0
-        var buffer = [UInt8](repeating: 0, count: 16)
+        var buffer: (UInt64, UInt64) = (0, 0)
         while true {
-            let read = Glibc.read(readDescriptor, &buffer, buffer.count)
+            let read = Glibc.read(readDescriptor, &buffer, MemoryLayout.size(ofValue: buffer))
             if read <= 0 { return count }
             count += read
         }

@@ -203,9 +203,7 @@ struct DeviceControl {
             for command in lifecycle.whenIdle {
                 guard await write(command) == nil else { return }
             }
-            // The recording ends by the gap on the samples' own timeline, so the sample that would end it comes a
-            // little after the gap in host time (a frame later, more on a busy consumer): stopped now, it never
-            // comes.
+            // No sample will come to end an open automatic recording now (`PipelineCommand.measurementStoppedIdle`).
             pipeline.post(.measurementStoppedIdle)
             setState("stopped")
             logger.info("Device idle; measurement stopped", metadata: [
