@@ -57,8 +57,12 @@ var package = Package(
         ),
         // libdbus-1 (modulemap + shim.h); only GripBlueZ imports it.
         .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // recvmmsg(2), which Swift's Glibc module leaves out; only GripBlueZ's datagram receiver calls it.
+        .target(name: "CSocketBatch"),
         // BlueZ GATT client over D-Bus; knows nothing about grips.
-        .target(name: "GripBlueZ", dependencies: ["CDBus"], swiftSettings: strictSwift + [.strictMemorySafety()]),
+        .target(
+            name: "GripBlueZ", dependencies: ["CDBus", "CSocketBatch"],
+            swiftSettings: strictSwift + [.strictMemorySafety()]),
         // Synthetic Progressor sessions written as btsnoop captures (the replay fixtures in captures/).
         .target(name: "GripSimulator", dependencies: ["GripWire"], swiftSettings: strictSwift),
         // SQLite through GRDB: schema, recordings, sample chunks, entitlement state, the quota transaction.

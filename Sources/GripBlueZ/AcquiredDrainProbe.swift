@@ -9,7 +9,7 @@ import Glibc
 /// product's code.
 @_spi(Benchmarks)
 public final class AcquiredDrainProbe {
-    private let sender: Int32
+    private var sender: Int32
     private let receiverFD: Int32
     private let receiver = DatagramReceiver(capacity: 517)
     private let sink: NotificationSink
@@ -31,8 +31,15 @@ public final class AcquiredDrainProbe {
     }
 
     deinit {
-        close(sender)
+        if sender >= 0 { close(sender) }
         close(receiverFD)
+    }
+
+    /// Closes the sending end, as bluetoothd does when the link drops: the next drain reads what is queued, then
+    /// finds the end of the stream.
+    public func hangUp() {
+        if sender >= 0 { close(sender) }
+        sender = -1
     }
 
     /// Queues one notification, as bluetoothd writes it; false when the queue is full.
@@ -44,6 +51,6 @@ public final class AcquiredDrainProbe {
     /// One paced drain: every queued datagram to the handler. Returns false when the socket turned out closed.
     @discardableResult
     public func drain() -> Bool {
-        receiver.drain(receiverFD, stamped: true, hungUp: false, onTimer: true, to: sink) != .closed
+        receiver.drain(receiverFD, stamped: true, hungUp: false, to: sink) != .closed
     }
 }

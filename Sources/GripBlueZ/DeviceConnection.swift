@@ -649,7 +649,7 @@ private final class Acquired: Sendable {
     func read(hungUp: Bool, onTimer: Bool, to handler: NotificationSink) -> Read {
         socket.withLock { socket in
             guard let fd = socket.fd else { return Read(outcome: nil, emptyDrains: socket.emptyDrains) }
-            let outcome = socket.receiver.drain(fd, stamped: pacing != nil, hungUp: hungUp, onTimer: onTimer, to: handler)
+            let outcome = socket.receiver.drain(fd, stamped: pacing != nil, hungUp: hungUp, to: handler)
             socket.emptyDrains = onTimer && outcome == .empty ? socket.emptyDrains + 1 : 0
             return Read(
                 outcome: outcome, arrivalGapMicros: socket.receiver.lastArrivalGapMicros, emptyDrains: socket.emptyDrains)

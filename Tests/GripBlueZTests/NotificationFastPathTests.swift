@@ -35,9 +35,7 @@ struct NotificationFastPathTests {
             usleep(20_000)
         }
         let drainedAt = DeviceConnection.hostMicros()
-        // The empty notification stops the first drain (a 0-byte read is looked at before reading on); the next
-        // drain reads the rest, as the next timer tick would.
-        #expect(probe.drain())
+        // One drain reads them all, the empty notification too (the peer has not hung up, so it is not the end).
         #expect(probe.drain())
         let got = received.withLock { $0 }
         #expect(got.map(\.bytes) == values)
@@ -49,5 +47,20 @@ struct NotificationFastPathTests {
         }
         #expect(probe.drain())
         #expect(received.withLock { $0.count } == values.count, "an empty socket delivers nothing")
+    }
+
+    @Test("a drain reads a queue longer than one system call's batch, in order; after a hang-up it reads what was queued, then reports the end")
+    func drainReadsLongQueuesAndTheEnd() throws {
+        let received = Mutex<[[UInt8]]>([])
+        let probe = try #require(AcquiredDrainProbe { bytes, _ in received.withLock { $0.append(Array(bytes)) } })
+        // 2.5 batches: the last call returns fewer than it asked for, which ends the drain.
+        let values = (0..<40).map { [UInt8($0), 0x01, 0x08] }
+        for value in values { #expect(probe.send(value)) }
+        #expect(probe.drain())
+        #expect(received.withLock { $0 } == values)
+        #expect(probe.send([0xFF]))
+        probe.hangUp()
+        #expect(!probe.drain(), "the end of the stream was not seen")
+        #expect(received.withLock { $0.last } == [0xFF], "what was queued before the hang-up was lost")
     }
 }
