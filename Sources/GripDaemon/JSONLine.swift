@@ -64,6 +64,12 @@ struct JSONLine {
 
     static func appendString(_ value: String, to text: inout String) {
         text += "\""
+        // Most strings (every key, class and event name) need no escape: append them whole.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            text += value
+            text += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""
