@@ -49,7 +49,7 @@ struct NotificationFastPathTests {
         #expect(received.withLock { $0.count } == values.count, "an empty socket delivers nothing")
     }
 
-    @Test("a drain reads a queue longer than one system call's batch, in order; after a hang-up it reads what was queued, then reports the end")
+    @Test("a drain reads a queue longer than one call's batch, in order; after a hang-up what was queued, then the end")
     func drainReadsLongQueuesAndTheEnd() throws {
         let received = Mutex<[[UInt8]]>([])
         let probe = try #require(AcquiredDrainProbe { bytes, _ in received.withLock { $0.append(Array(bytes)) } })

@@ -7,9 +7,11 @@ import Testing
 struct ProtocolLineTests {
     @Test("a SAMPLES line: seconds with microsecond precision, forces in their shortest form, nothing for no samples")
     func samplesLine() {
-        let line = ProtocolMessage.samples(micros: [1_000_000, 1_012_500, 987_654_321][...], kilograms: [20.5, 0.1, -3][...])
+        let line = ProtocolMessage.samples(
+            micros: [1_000_000, 1_012_500, 987_654_321][...], kilograms: [20.5, 0.1, -3][...])
         #expect(line == #"{"class":"SAMPLES","t":[1.0,1.0125,987.654321],"kg":[20.5,0.1,-3.0]}"# + "\n")
-        #expect(ProtocolMessage.samples(micros: [][...], kilograms: [][...]) == #"{"class":"SAMPLES","t":[],"kg":[]}"# + "\n")
+        let empty = ProtocolMessage.samples(micros: [][...], kilograms: [][...])
+        #expect(empty == #"{"class":"SAMPLES","t":[],"kg":[]}"# + "\n")
     }
 
     @Test("strings are escaped where JSON needs it and copied whole where it does not")

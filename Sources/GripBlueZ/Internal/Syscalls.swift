@@ -261,7 +261,8 @@ final class DatagramReceiver: @unchecked Sendable {
                 } else {
                     hostMicros = readMicros
                 }
-                unsafe handler(UnsafeRawBufferPointer(start: memory.baseAddress! + index * capacity, count: count), hostMicros)
+                let value = unsafe UnsafeRawBufferPointer(start: memory.baseAddress! + index * capacity, count: count)
+                unsafe handler(value, hostMicros)
                 readAny = true
                 lastArrivalGapMicros = lastArrivalMicros.map { hostMicros - $0 }
                 lastArrivalMicros = hostMicros
