@@ -51,7 +51,7 @@ extension RecordingStore {
             // Only the two columns that change: writing every column would rewrite the recording table's index
             // entries too, two more pages in each 0.5 s commit (docs/storage.md, "Bytes written").
             try db.cachedStatement(sql: "UPDATE recording SET sampleCount = ?, lastCommitAt = ? WHERE id = ?")
-                .execute(arguments: [totalSamples, now, id.rawValue])
+                .execute(arguments: [totalSamples, StorageDate.text(now), id.rawValue])
             return ChunkCommit(
                 recording: id, chunkCount: chunks, sampleCount: samples.count, firstMicros: first.micros,
                 lastMicros: last.micros, totalSamples: totalSamples

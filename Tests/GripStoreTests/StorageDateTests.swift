@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import GripStore
+
+/// The recorder's dates, written without Foundation's DateFormatter, must be GRDB's text exactly: rows written
+/// either way are compared and sorted as text (`ORDER BY startedAt`), and read back by GRDB.
+@Suite("Stored dates")
+struct StorageDateTests {
+    static func grdbText(_ date: Date) -> String? {
+        String.fromDatabaseValue(date.databaseValue)
+    }
+
+    @Test("the same text as GRDB's DateFormatter: leap days, the epoch's edges, rounded milliseconds, far years")
+    func sameTextAsGRDB() throws {
+        let fixed: [Double] = [
+            0, -0.001, -1, 0.0009, 0.9999, 951_782_400.5,  // 2000-02-29 00:00:00.500
+            1_700_000_000.123_456, 4_102_444_799.999, -2_208_988_800,  // 2099-12-31 23:59:59.999, 1900-01-01
+            253_402_300_799.999,  // 9999-12-31
+        ]
+        for seconds in fixed {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(StorageDate.text(date) == Self.grdbText(date), "\(seconds)")
+        }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let seconds = Double.random(in: -2_208_988_800...4_102_444_800, using: &random)
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(StorageDate.text(date) == Self.grdbText(date), "\(seconds)")
+        }
+    }
+
+    @Test("read back by GRDB as the same date, to the millisecond")
+    func readsBack() throws {
+        let date = Date(timeIntervalSince1970: 1_764_000_000.25)
+        let decoded = try #require(Date.fromDatabaseValue(StorageDate.text(date).databaseValue))
+        #expect(abs(decoded.timeIntervalSince1970 - date.timeIntervalSince1970) < 0.001)
+    }
+}
