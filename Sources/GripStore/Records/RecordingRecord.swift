@@ -6,7 +6,9 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "recording"
 
     /// GRDB's text, without its DateFormatter: the recorder writes this record when a recording begins and ends.
-    static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.custom { StorageDate.text($0) }
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { StorageDate.text($0) }
+    }
 
     /// Lowercase text, readable in the `sqlite3` shell.
     static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {

@@ -50,6 +50,8 @@ enum OutboxChange {
                 INSERT INTO syncOutbox (kind, recordingUUID, firstSequence, lastSequence, at)
                 SELECT ?, uuid, ?, ?, ? FROM recording WHERE id = ?
                 """
-        ).execute(arguments: [kind.rawValue, sequences?.lowerBound, sequences?.upperBound, date, recording.rawValue])
+        ).execute(arguments: [
+            kind.rawValue, sequences?.lowerBound, sequences?.upperBound, StorageDate.text(date), recording.rawValue,
+        ])
     }
 }
