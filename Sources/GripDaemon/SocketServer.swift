@@ -384,8 +384,8 @@ struct ServerLoop {
             // The reply first: live lines follow it (and none follows a reply that ends watching).
             if !enable { setWatching(false, client) }
             send(ProtocolMessage.watch(enabled: enable, pace: client.pace), to: client)
-            if enable { setWatching(true, client) }
             if enable {
+                setWatching(true, client)
                 server.gate.open()
                 server.device?.resume()
             }
