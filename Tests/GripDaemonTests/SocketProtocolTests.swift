@@ -81,7 +81,7 @@ struct SocketProtocolTests {
         #expect(slow.times.count > 2_600, "the batched watcher joined more than half a capture late")
         #expect(Array(fast.times.suffix(slow.times.count)) == slow.times)
         // 2638 notifications of ~2 samples in 6.6 s: batched lines carry ~13 samples (25 a second); immediate ones
-        // one notification's, unless the socket thread was busy and a few queued.
+        // one notification's, unless the consumer was busy and popped a few at once.
         #expect(fast.lines.count > 2 * slow.lines.count, "immediate \(fast.lines.count) lines, batched \(slow.lines.count)")
         try await harness.stop()
     }
@@ -210,6 +210,31 @@ struct SocketProtocolTests {
         #expect(clients["connected"] as? Int == 1, "the stalled client was not dropped")
         #expect(clients["watching"] as? Int == 1)
         // What the kernel had taken before the drop is still readable, then the connection ends.
+        var lines = 0
+        while await stalled.readLine() != nil { lines += 1 }
+        #expect(lines > 0)
+        try await harness.stop()
+    }
+
+    // The consumer writes immediate lines itself: a silent immediate watcher fails on the consumer's thread, the
+    // socket thread drops it (woken by the consumer, or at its next line to it), and the reading watcher goes on.
+    @Test("a silent immediate watcher is dropped at the backlog limit; another immediate watcher goes on, in order")
+    func slowImmediateClientIsDropped() async throws {
+        let harness = try await DaemonHarness(speed: 20, backlogLimit: 65_536, sendBufferBytes: 4096).started()
+        let stalled = try harness.connect()
+        stalled.send("{\"class\":\"WATCH\",\"pace\":\"immediate\"}\n")  // starts the replay; never reads again
+        let reader = try await harness.watcher(pace: "immediate")
+        let seen = try await reader.read(until: "RECORDING", event: "end")
+        #expect(seen.match?["efforts"] as? Int == 6)
+        // The reader joined just after the replay started: from then on its samples come in order.
+        let times = seen.seen.filter { $0["class"] as? String == "SAMPLES" }.flatMap { $0["t"] as? [Double] ?? [] }
+        #expect(times == times.sorted(), "samples out of order")
+        reader.send("{\"class\":\"STATUS\"}\n")
+        let status = try #require(try await reader.read(until: "STATUS").match)
+        let clients = try #require(status["clients"] as? [String: Any])
+        #expect(clients["connected"] as? Int == 1, "the stalled immediate watcher was not dropped")
+        let frames = try #require(status["frames"] as? [String: Any])
+        #expect(frames["decoded"] as? Int == 2638)
         var lines = 0
         while await stalled.readLine() != nil { lines += 1 }
         #expect(lines > 0)
