@@ -31,6 +31,16 @@ struct StorageDateTests {
         }
     }
 
+    // Found by scripts/fuzz store: a recording row whose date was far in the future trapped the conversion to
+    // Int64 milliseconds when the row was written back (Fuzz/Corpus/store/regression-far-future-date).
+    @Test("dates outside 1900–9999 (far future, before the Gregorian reform, infinite) are GRDB's text, never a trap")
+    func outsideTheHandWrittenYears() throws {
+        for seconds in [1e300, 253_402_300_800, -2_208_988_801, -14_000_000_000, -1e300, .infinity, -.infinity] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(StorageDate.text(date) == Self.grdbText(date), "\(seconds)")
+        }
+    }
+
     @Test("read back by GRDB as the same date, to the millisecond")
     func readsBack() throws {
         let date = Date(timeIntervalSince1970: 1_764_000_000.25)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GRDB
 
 /// Dates as GRDB stores them, "yyyy-MM-dd HH:mm:ss.SSS" in UTC (to the nearest millisecond), written by hand.
 ///
@@ -9,8 +10,16 @@ import Glibc
 /// pay that on its live path all day for twenty-three characters. Same text, byte for byte (tested against GRDB's
 /// own encoding), so rows written either way compare and sort alike.
 enum StorageDate {
+    /// The dates written by hand: 1900 through 9999. Outside them (a date read back from a row another program
+    /// wrote, say) the text is GRDB's own: four-digit years end at 9999, ICU switches to the Julian calendar before
+    /// 1582, and a date past Int64 milliseconds would not convert.
+    static let handWrittenSeconds: Range<Double> = -2_208_988_800..<253_402_300_800
+
     /// The stored text of `date`.
     static func text(_ date: Date) -> String {
+        guard handWrittenSeconds.contains(date.timeIntervalSince1970) else {
+            return String.fromDatabaseValue(date.databaseValue) ?? ""
+        }
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (seconds, millis) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         // Floor division, so a date before 1970 keeps a non-negative millisecond part as DateFormatter gives it.
