@@ -202,19 +202,29 @@ struct RadioEndToEndTests {
         try await harness.stop()
     }
 
+    /// A daemon with a 1.5 s session gap and a watching client; then the fake Progressor appears and streams
+    /// `levels` (seconds, kg). No Progressor until the client watches, so nothing streams before it listens.
+    static func watchedPull(_ levels: [(seconds: Double, kg: Float)]) async throws -> (FakeBlueZ, DaemonHarness, TestClient) {
+        let fake = try FakeBlueZ(
+            parameters: ["progressor": false, "resolveDelayMs": 5], notifications: Frames.levels(levels))
+        do {
+            let harness = try await DaemonHarness.radio(fake: fake, sessionGap: .milliseconds(1500)).started()
+            let client = try await harness.watch()
+            try await fake.mock(
+                "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress),
+                .string("Progressor_1234"), .boolean(false))
+            return (fake, harness, client)
+        } catch {
+            fake.stop()
+            throw error
+        }
+    }
+
     // The fake's stream ends 0.5 s after the pull: no sample past the 1.5 s gap will come to end the recording by it.
     @Test("the idle stop ends the open recording even when no sample past the session gap comes, and it is stored")
     func idleStopEndsTheRecording() async throws {
-        let fake = try FakeBlueZ(
-            parameters: ["progressor": false, "resolveDelayMs": 5],
-            notifications: Frames.levels([(0.5, 0.3), (1.0, 20.0), (0.5, 0.3)]))
+        let (fake, harness, client) = try await Self.watchedPull([(0.5, 0.3), (1.0, 20.0), (0.5, 0.3)])
         defer { fake.stop() }
-        let harness = try await DaemonHarness.radio(fake: fake, sessionGap: .milliseconds(1500)).started()
-        let client = try await harness.watch()
-        // No Progressor until the client watches, so nothing streams before the client listens.
-        try await fake.mock(
-            "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress),
-            .string("Progressor_1234"), .boolean(false))
         let effort = try await client.read(until: "EFFORT", event: "end")
         let effortEnd = try #require(effort.match?["end"] as? Double, "no effort ended: \(effort.seen)")
         #expect(effort.match?["open"] as? Bool == false, "the pull ended before the idle stop")
@@ -244,15 +254,8 @@ struct RadioEndToEndTests {
     // A 3 s pull with a 1.5 s gap: no effort starts or ends for twice the gap while the athlete pulls.
     @Test("a pull longer than the session gap is not idleness: the device is stopped a gap after the pull ends")
     func pullLongerThanTheGap() async throws {
-        let fake = try FakeBlueZ(
-            parameters: ["progressor": false, "resolveDelayMs": 5],
-            notifications: Frames.levels([(0.5, 0.3), (3.0, 20.0), (0.5, 0.3)]))
+        let (fake, harness, client) = try await Self.watchedPull([(0.5, 0.3), (3.0, 20.0), (0.5, 0.3)])
         defer { fake.stop() }
-        let harness = try await DaemonHarness.radio(fake: fake, sessionGap: .milliseconds(1500)).started()
-        let client = try await harness.watch()
-        try await fake.mock(
-            "AddProgressor", .objectPath(Self.adapterPath), .string(FakeBlueZ.progressorAddress),
-            .string("Progressor_1234"), .boolean(false))
         var effortEnd: [String: Any]?
         var stoppedBeforeTheEffortEnded = false
         while effortEnd == nil, let message = try await client.readMessage() {
