@@ -68,6 +68,15 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         try? await gracefulShutdown()
     }
 
+    // One copy of the loop per profile: in the generic one, every call into the processor for a ring entry asked the
+    // runtime for `ForceStreamProcessor<Profile>`'s metadata, a hash-table lookup per sample (Benchmarks/README.md,
+    // "Live path: instructions per wake-up"). The generic body stays, and still serves a profile not listed here.
+    @_specialize(exported: false, where Profile == TindeqProgressor)
+    @_specialize(exported: false, where Profile == PitchSixForceBoard)
+    @_specialize(exported: false, where Profile == Entralpi)
+    @_specialize(exported: false, where Profile == WeightScale)
+    @_specialize(exported: false, where Profile == WeihengWHC06)
+    @_specialize(exported: false, where Profile == FrezDyno)
     private func consume() {
         var processor = ForceStreamProcessor(
             profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings)

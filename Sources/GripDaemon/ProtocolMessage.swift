@@ -51,28 +51,6 @@ enum ProtocolMessage {
     /// Stream microseconds as seconds with microsecond precision.
     static func seconds(_ micros: Int64) -> Double { Double(micros) / 1_000_000 }
 
-    /// One SAMPLES line. Written out directly into one string reserved up front (one allocation), since the
-    /// consumer makes one for every batch or notification (`LiveWriter`); the same fields as `JSONLine` would give.
-    static func samples(micros: ArraySlice<Int64>, kilograms: ArraySlice<Float>) -> String {
-        var line = #"{"class":"SAMPLES","t":["#
-        line.reserveCapacity(40 + 28 * micros.count)
-        var first = true
-        for value in micros {
-            if !first { line += "," }
-            first = false
-            line += seconds(value).description
-        }
-        line += #"],"kg":["#
-        first = true
-        for value in kilograms {
-            if !first { line += "," }
-            first = false
-            line += value.description
-        }
-        line += "]}\n"
-        return line
-    }
-
     /// The line for one non-sample pipeline output, or nil for outputs clients do not see.
     static func event(_ output: StreamOutput) -> String? {
         switch output {

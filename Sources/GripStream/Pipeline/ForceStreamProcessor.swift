@@ -18,7 +18,10 @@ public enum StreamOutput: Sendable, Equatable {
 /// One value per device stream; it is fed ring entries in order and never touches I/O, so the same code runs
 /// for the radio, for replays and in tests.
 public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
-    public let profile: Profile
+    // Stored properties whose size depends on `Profile` come last: the ones before them then sit at fixed offsets,
+    // so the per-sample closure in `decodeFrame` reaches `clock` and `segmenter` directly instead of asking the
+    // runtime for this type's metadata (a hash-table lookup) on every sample of an unspecialized pipeline.
+
     /// The handle that carries force frames; notifications on other handles count as `wrong_handle`.
     public var forceHandle: UInt16
     /// The control point's handle, when known, so captured START commands restart the device clock.
@@ -29,8 +32,9 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
     public private(set) var lastSampleMicros: Int64?
     /// An explicit recording was asked for before any sample: it starts at the next sample.
     public private(set) var explicitStartPending = false
-    private var decoder: Profile.Decoder
     private var segmenter: EffortSegmenter
+    public let profile: Profile
+    private var decoder: Profile.Decoder
 
     public init(profile: Profile, forceHandle: UInt16, controlHandle: UInt16?, settings: SegmenterSettings = .init()) {
         self.profile = profile
