@@ -17,15 +17,21 @@ struct StorageDateTests {
         let fixed: [Double] = [
             0, -0.001, -1, 0.0009, 0.9999, 951_782_400.5,  // 2000-02-29 00:00:00.500
             1_700_000_000.123_456, 4_102_444_799.999, -2_208_988_800,  // 2099-12-31 23:59:59.999, 1900-01-01
-            253_402_300_799.999,  // 9999-12-31
+            253_402_300_799.999, 253_402_300_799.9996,  // 9999-12-31, and a date that rounds into 10000
         ]
         for seconds in fixed {
             let date = Date(timeIntervalSince1970: seconds)
             #expect(StorageDate.text(date) == Self.grdbText(date), "\(seconds)")
         }
         var random = SystemRandomNumberGenerator()
+        // Through 2100, and across every year written by hand (the civil-date arithmetic's 400-year eras).
         for _ in 0..<2000 {
             let seconds = Double.random(in: -2_208_988_800...4_102_444_800, using: &random)
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(StorageDate.text(date) == Self.grdbText(date), "\(seconds)")
+        }
+        for _ in 0..<2000 {
+            let seconds = Double.random(in: StorageDate.handWrittenSeconds, using: &random)
             let date = Date(timeIntervalSince1970: seconds)
             #expect(StorageDate.text(date) == Self.grdbText(date), "\(seconds)")
         }
