@@ -21,6 +21,8 @@ public final class Daemon: Sendable {
     public let socketPath: String
     private let group: ServiceGroup
     private let server: SocketServer
+    private let releasesStartupPages: Bool
+    private let logger: Logger
 
     /// Validates the replay (if any), binds the socket and assembles the services; nothing runs yet.
     /// - Parameters:
@@ -34,6 +36,8 @@ public final class Daemon: Sendable {
         logger: Logger
     ) throws(DaemonError) {
         socketPath = configuration.socketPath
+        releasesStartupPages = configuration.releasesStartupPages
+        self.logger = logger
         // First, so that from the socket's existence on a SIGTERM is caught; one before the services start shuts
         // them down as soon as they run.
         let signals = configuration.handlesSignals ? try SignalShutdown(logger: logger) : nil
@@ -119,7 +123,8 @@ public final class Daemon: Sendable {
             settings: segmenterSettings, live: live, recorderFeed: recorderFeed, control: control,
             status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
-            liveness: liveness, pacing: radio != nil ? pacing : nil, logger: logger)
+            liveness: liveness, pacing: radio != nil ? pacing : nil, releasesPages: configuration.releasesStartupPages,
+            logger: logger)
         // Sync only reads the store (and acknowledges its outbox), on its own task: recording never waits for it.
         let sync = configuration.sync.map {
             SyncService(
@@ -171,12 +176,12 @@ public final class Daemon: Sendable {
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
         settings: SegmenterSettings, live: LiveWatchers, recorderFeed: RecorderFeed, control: PipelineControl,
         status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness,
-        pacing: NotificationPacing?, logger: Logger
+        pacing: NotificationPacing?, releasesPages: Bool, logger: Logger
     ) -> any Service {
         PipelineService(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
             live: live, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
-            activity: activity, liveness: liveness, pacing: pacing, logger: logger)
+            activity: activity, liveness: liveness, pacing: pacing, releasesPages: releasesPages, logger: logger)
     }
 
     /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once.
@@ -190,6 +195,14 @@ public final class Daemon: Sendable {
     /// Runs every service until a graceful shutdown (SIGTERM/SIGINT when configured, or `shutdown()`) completes.
     /// - Throws: the first error a service throws.
     public func run() async throws {
+        // Once serving, start-up is over: what it alone touched goes back (`ExecutablePages`).
+        let releaseAfterStartUp = Task { [self] in
+            guard releasesStartupPages else { return }
+            while !server.serving.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+            let advised = ExecutablePages.release()
+            logger.debug("Gave back the executable's start-up pages", metadata: ["bytes": "\(advised ?? 0)"])
+        }
+        defer { releaseAfterStartUp.cancel() }
         try await group.run()
     }
 

@@ -26,6 +26,9 @@ public struct DaemonConfiguration: Sendable {
     public var maxClients = 64
     /// Install SIGTERM/SIGINT handlers that start a graceful shutdown (the executable does; tests do not).
     public var handlesSignals: Bool
+    /// Give back the executable's pages that start-up and connecting touched, once serving and 10 s into each
+    /// connection (`ExecutablePages`; the executable does; tests do not, their process being the test runner).
+    public var releasesStartupPages = false
     /// The release string sent in the VERSION greeting.
     public var release: String
     /// The recordings database (docs/design.md, "Storage": the unit's StateDirectory in system mode).

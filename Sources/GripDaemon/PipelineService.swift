@@ -38,6 +38,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     /// The radio's paced notify socket, drained on this thread every batch interval while it is paced (so the
     /// D-Bus thread does not wake per batch too); nil without a radio.
     let pacing: NotificationPacing?
+    /// Give back the executable's pages connecting touched, 10 s into each connection (`ExecutablePages`).
+    let releasesPages: Bool
 
     var description: String { "PipelineService" }
 
@@ -45,7 +47,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
         settings: SegmenterSettings = .init(), live: LiveWatchers, recorderFeed: RecorderFeed? = nil,
         control: PipelineControl? = nil, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity? = nil,
-        liveness: ThreadLiveness? = nil, pacing: NotificationPacing? = nil, logger: Logger
+        liveness: ThreadLiveness? = nil, pacing: NotificationPacing? = nil, releasesPages: Bool = false,
+        logger: Logger
     ) {
         self.ring = ring
         self.profile = profile
@@ -59,6 +62,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.stateAtEnd = stateAtEnd
         self.activity = activity
         self.pacing = pacing
+        self.releasesPages = releasesPages
         self.liveness = liveness
         self.logger = logger
     }
@@ -92,6 +96,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         let publishesLinkState = stateAtEnd != nil
         var battery: Int?
         var effortAt: (hostMicros: Int64, open: Bool)?
+        var latestHostMicros = Int64.min
+        var releasePagesAtMicros: Int64?
         var knownDrops = 0
         var finished = false
         logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
@@ -105,11 +111,14 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             let watching = writer.refresh()
             _ = ring.popBatch(max: 256) { entry in
                 if entry.kind == .endOfStream { finished = true }
+                latestHostMicros = entry.hostMicros
                 processor.process(
                     kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: entry.value
                 ) { output in
                     switch output {
-                    case .link(let up, _) where publishesLinkState: deviceState = up ? "connected" : "disconnected"
+                    case .link(let up, let hostMicros):
+                        if publishesLinkState { deviceState = up ? "connected" : "disconnected" }
+                        if up && releasesPages { releasePagesAtMicros = hostMicros + ExecutablePages.afterConnectingMicros }
                     case .segment(.effortStarted): effortAt = (entry.hostMicros, true)
                     case .segment(.effortEnded): effortAt = (entry.hostMicros, false)
                     case .device(.batteryMillivolts(let millivolts)): battery = Int(millivolts)
@@ -148,6 +157,11 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 // would wait for the device's next notification: ask for an immediate wake-up and try again.
                 ring.wakeConsumer()
                 sched_yield()
+            }
+            if let due = releasePagesAtMicros, latestHostMicros >= due {
+                releasePagesAtMicros = nil
+                let advised = ExecutablePages.release()
+                logger.debug("Gave back the executable's pages", metadata: ["bytes": "\(advised ?? 0)"])
             }
             if let at = effortAt {
                 activity?.noteEffort(atHostMicros: at.hostMicros, open: at.open)

@@ -90,6 +90,7 @@ struct Griptrackd: AsyncParsableCommand {
         var configuration = DaemonConfiguration(
             socketPath: socket, replayPath: replay, replaySpeed: speed, replayWaitsForWatcher: waitForWatcher,
             handlesSignals: true, databasePath: db)
+        configuration.releasesStartupPages = true
         configuration.apply(file, deviceAddress: device)
         do {
             configuration.sync = try DaemonSync.from(file, logger: Logger(label: "griptrackd.sync"))
