@@ -53,13 +53,7 @@ public final class InterruptSignal: @unchecked Sendable {
 
     /// Reads every pending byte; returns how many signals arrived since the last call.
     public func drain() -> Int {
-        var count = 0
-        var buffer: (UInt64, UInt64) = (0, 0)
-        while true {
-            let read = Glibc.read(readDescriptor, &buffer, MemoryLayout.size(ofValue: buffer))
-            if read <= 0 { return count }
-            count += read
-        }
+        pipe.drain()
     }
 
     deinit {

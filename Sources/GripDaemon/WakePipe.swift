@@ -32,10 +32,17 @@ struct WakePipe: Sendable {
     /// One `read(2)` into a stack buffer per call: a read that returns less than the buffer holds emptied the pipe
     /// (a byte written after it makes the pipe readable again, so it wakes the next `poll`). Reading again until
     /// EAGAIN cost a second system call on every wake-up of the socket and recorder threads.
-    func drain() {
+    /// - Returns: how many bytes (signals) it held.
+    @discardableResult
+    func drain() -> Int {
         var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         let size = MemoryLayout.size(ofValue: buffer)
-        while read(readDescriptor, &buffer, size) == size {}
+        var total = 0
+        while true {
+            let count = read(readDescriptor, &buffer, size)
+            if count > 0 { total += count }
+            if count != size { return total }
+        }
     }
 
     /// Closes both ends.
