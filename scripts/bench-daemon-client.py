@@ -88,8 +88,9 @@ def main():
     daemon = subprocess.Popen(
         [args.daemon, '--config', args.config, '--socket', args.socket, '--db', args.db], env=env)
     try:
-        for _ in range(500):
-            if os.path.exists(args.socket):
+        # Up to 60 s: under valgrind (scripts/bench-callgrind) start-up takes several seconds.
+        for _ in range(6000):
+            if os.path.exists(args.socket) or daemon.poll() is not None:
                 break
             time.sleep(0.01)
         def drain(other):
