@@ -75,30 +75,34 @@ final class ClientOutput: Sendable {
     /// (the client fails with `.tooSlow`).
     /// - Parameter pace: for a live line, the pace it was made for: only a client watching at that pace gets it.
     func send(_ line: String, backlogLimit: Int, ifWatching pace: WatchPace? = nil) -> Outcome {
+        var line = line
+        return line.withUTF8 { send(bytes: $0, backlogLimit: backlogLimit, ifWatching: pace) }
+    }
+
+    /// `send(_:backlogLimit:ifWatching:)` for a line already in bytes (the consumer's SAMPLES lines).
+    func send(bytes line: UnsafeBufferPointer<UInt8>, backlogLimit: Int, ifWatching pace: WatchPace? = nil) -> Outcome {
         state.withLock { state in
             // Closing clears the pace, so a live line to a client closed meanwhile is simply not sent.
             if let pace, state.pace != pace { return .notWatching }
             if state.closed || state.failure != nil { return .failed }
             let pending = state.pendingBytes
-            if pending > 0 && pending + line.utf8.count > backlogLimit {
+            if pending > 0 && pending + line.count > backlogLimit {
                 state.failure = .tooSlow(backlogBytes: pending)
                 return .failed
             }
             if pending == 0 {
                 // Caught up (the usual case): write straight from the line's storage, queue only what the kernel left.
-                var line = line
-                line.makeContiguousUTF8()
-                let written = line.utf8.withContiguousStorageIfAvailable { Self.write(descriptor, $0) } ?? 0
+                let written = Self.write(descriptor, line)
                 guard written >= 0 else {
                     state.failure = .writeFailed
                     return .failed
                 }
-                if written == line.utf8.count { return .caughtUp }
+                if written == line.count { return .caughtUp }
                 state.bytes.removeAll(keepingCapacity: state.bytes.capacity <= 65536)
                 state.start = 0
-                state.bytes.append(contentsOf: line.utf8.dropFirst(written))
+                state.bytes.append(contentsOf: line[written...])
             } else {
-                state.bytes.append(contentsOf: line.utf8)
+                state.bytes.append(contentsOf: line)
             }
             return Self.flush(&state, descriptor)
         }

@@ -23,6 +23,8 @@ struct LiveWriter {
     /// How many of the pending samples immediate watchers already have.
     private var immediateSent = 0
     private var lastFlushMicros = Int64.min / 2
+    /// The SAMPLES line being sent, kept from one line to the next (no allocation per line).
+    private var line: [UInt8] = []
 
     init(watchers: LiveWatchers) {
         self.watchers = watchers
@@ -96,9 +98,9 @@ struct LiveWriter {
     private mutating func flushImmediate() {
         defer { immediateSent = pendingMicros.count }
         guard immediateSent < pendingMicros.count, !immediate.isEmpty else { return }
-        let line = ProtocolMessage.samples(
-            micros: pendingMicros[immediateSent...], kilograms: pendingKilograms[immediateSent...])
-        send(line, to: immediate, pace: .immediate)
+        let count = ProtocolMessage.writeSamples(
+            micros: pendingMicros[immediateSent...], kilograms: pendingKilograms[immediateSent...], into: &line)
+        send(lineOf: count, to: immediate, pace: .immediate)
     }
 
     /// Sends batched watchers every pending sample in one SAMPLES line (and immediate ones their rest first).
@@ -106,21 +108,30 @@ struct LiveWriter {
         flushImmediate()
         guard !pendingMicros.isEmpty else { return }
         if !batched.isEmpty {
-            let line = ProtocolMessage.samples(micros: pendingMicros[...], kilograms: pendingKilograms[...])
-            send(line, to: batched, pace: .batched)
+            let count = ProtocolMessage.writeSamples(
+                micros: pendingMicros[...], kilograms: pendingKilograms[...], into: &line)
+            send(lineOf: count, to: batched, pace: .batched)
         }
         discardPending()
         lastFlushMicros = nowMicros
     }
 
     private func broadcast(_ line: String) {
-        send(line, to: batched, pace: .batched)
-        send(line, to: immediate, pace: .immediate)
+        var line = line
+        line.withUTF8 { bytes in
+            send(bytes, to: batched, pace: .batched)
+            send(bytes, to: immediate, pace: .immediate)
+        }
     }
 
-    private func send(_ line: String, to outputs: [ClientOutput], pace: WatchPace) {
+    /// Sends the first `count` bytes of `line`.
+    private func send(lineOf count: Int, to outputs: [ClientOutput], pace: WatchPace) {
+        line.withUnsafeBufferPointer { send(UnsafeBufferPointer(rebasing: $0[..<count]), to: outputs, pace: pace) }
+    }
+
+    private func send(_ bytes: UnsafeBufferPointer<UInt8>, to outputs: [ClientOutput], pace: WatchPace) {
         for output in outputs {
-            switch output.send(line, backlogLimit: watchers.backlogLimit, ifWatching: pace) {
+            switch output.send(bytes: bytes, backlogLimit: watchers.backlogLimit, ifWatching: pace) {
             case .caughtUp, .notWatching: break
             // Behind: the socket thread polls for POLLOUT and checks the budget; failed: it drops the client.
             case .behind, .failed: watchers.signalTrouble()

@@ -1,12 +1,23 @@
 extension ProtocolMessage {
     /// One SAMPLES line: the same text `JSONLine` would give (`t` as `Double.description` prints the seconds, `kg` as
-    /// `Float.description`), written byte by byte into the new string's own storage.
-    ///
-    /// The consumer makes one for every batch or notification (`LiveWriter`). Appending each number's description
-    /// with `+=` cost about 1,900 instructions a sample, a third of the consumer thread's; this costs about 300, most
-    /// of it `Float.description` (Benchmarks/README.md, "Live path: instructions per wake-up").
+    /// `Float.description`).
     static func samples(micros: ArraySlice<Int64>, kilograms: ArraySlice<Float>) -> String {
-        String(unsafeUninitializedCapacity: SamplesLineWriter.capacity(samples: micros.count)) { storage in
+        var line: [UInt8] = []
+        let count = writeSamples(micros: micros, kilograms: kilograms, into: &line)
+        return String(decoding: line[..<count], as: UTF8.self)
+    }
+
+    /// Writes one SAMPLES line byte by byte into the start of `line`, which grows when it is too short, and returns
+    /// its length.
+    ///
+    /// The consumer makes one for every batch or notification (`LiveWriter`) and keeps `line` from one to the next,
+    /// so a line costs no allocation and no UTF-8 check. Appending each number's description to a string with `+=`
+    /// cost about 1,900 instructions a sample, a third of the consumer thread's; this costs about 300, most of it
+    /// `Float.description` (Benchmarks/README.md, "Live path: instructions per wake-up").
+    static func writeSamples(micros: ArraySlice<Int64>, kilograms: ArraySlice<Float>, into line: inout [UInt8]) -> Int {
+        let capacity = SamplesLineWriter.capacity(samples: micros.count)
+        if line.count < capacity { line.append(contentsOf: repeatElement(0, count: capacity - line.count)) }
+        return line.withUnsafeMutableBufferPointer { storage in
             var writer = SamplesLineWriter(storage)
             writer.append(#"{"class":"SAMPLES","t":["#)
             var first = true
