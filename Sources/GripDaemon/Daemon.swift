@@ -196,13 +196,12 @@ public final class Daemon: Sendable {
     /// - Throws: the first error a service throws.
     public func run() async throws {
         // Once serving, start-up is over: what it alone touched goes back (`ExecutablePages`).
-        let releaseAfterStartUp = Task { [self] in
-            guard releasesStartupPages else { return }
+        let releaseAfterStartUp = !releasesStartupPages ? nil : Task { [self] in
             while !server.serving.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
             let advised = ExecutablePages.release()
             logger.debug("Gave back the executable's start-up pages", metadata: ["bytes": "\(advised ?? 0)"])
         }
-        defer { releaseAfterStartUp.cancel() }
+        defer { releaseAfterStartUp?.cancel() }
         try await group.run()
     }
 
