@@ -184,11 +184,12 @@ public final class Daemon: Sendable {
             activity: activity, liveness: liveness, pacing: pacing, releasesPages: releasesPages, logger: logger)
     }
 
-    /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once.
+    /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once, or when the
+    /// calling task is cancelled.
     /// - Important: Call while `run()` is running; it waits (in 5 ms steps) until then.
     public func waitUntilServing() async {
         while !server.serving.load(ordering: .acquiring) {
-            try? await Task.sleep(for: .milliseconds(5))
+            guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return }
         }
     }
 
@@ -197,7 +198,8 @@ public final class Daemon: Sendable {
     public func run() async throws {
         // Once serving, start-up is over: what it alone touched goes back (`ExecutablePages`).
         let releaseAfterStartUp = !releasesStartupPages ? nil : Task { [self] in
-            while !server.serving.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+            await waitUntilServing()
+            guard !Task.isCancelled else { return }
             let advised = ExecutablePages.release()
             logger.debug("Gave back the executable's start-up pages", metadata: ["bytes": "\(advised ?? 0)"])
         }

@@ -1,18 +1,11 @@
 extension ProtocolMessage {
-    /// One SAMPLES line: the same text `JSONLine` would give (`t` as `Double.description` prints the seconds, `kg` as
-    /// `Float.description`).
-    static func samples(micros: ArraySlice<Int64>, kilograms: ArraySlice<Float>) -> String {
-        var line: [UInt8] = []
-        let count = writeSamples(micros: micros, kilograms: kilograms, into: &line)
-        return String(decoding: line[..<count], as: UTF8.self)
-    }
-
     /// Writes one SAMPLES line byte by byte into the start of `line`, which grows when it is too short, and returns
-    /// its length.
+    /// its length: the same text `JSONLine` would give (`t` as `Double.description` prints the seconds, `kg` as
+    /// `Float.description`).
     ///
     /// The consumer makes one for every batch or notification (`LiveWriter`) and keeps `line` from one to the next,
     /// so a line costs no allocation and no UTF-8 check. Appending each number's description to a string with `+=`
-    /// cost about 1,900 instructions a sample, a third of the consumer thread's; this costs about 300, most of it
+    /// cost about 1,900 instructions a sample, a third of the consumer thread's; this costs about 630, 290 of them
     /// `Float.description` (Benchmarks/README.md, "Live path: instructions per wake-up").
     static func writeSamples(micros: ArraySlice<Int64>, kilograms: ArraySlice<Float>, into line: inout [UInt8]) -> Int {
         let capacity = SamplesLineWriter.capacity(samples: micros.count)
@@ -66,21 +59,18 @@ struct SamplesLineWriter {
     }
 
     mutating func append(_ text: StaticString) {
-        let bytes = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func append(_ text: inout String) {
+        text.withUTF8 { append($0) }
+    }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         precondition(count + bytes.count <= storage.count, "SAMPLES line longer than its capacity")
         for byte in bytes {
             storage[count] = byte
             count += 1
-        }
-    }
-
-    mutating func append(_ text: inout String) {
-        text.withUTF8 { bytes in
-            precondition(count + bytes.count <= storage.count, "SAMPLES line longer than its capacity")
-            for byte in bytes {
-                storage[count] = byte
-                count += 1
-            }
         }
     }
 

@@ -2,6 +2,15 @@ import Testing
 
 @testable import GripDaemon
 
+extension ProtocolMessage {
+    /// One SAMPLES line as a string, through the consumer's writer.
+    static func samples(micros: ArraySlice<Int64>, kilograms: ArraySlice<Float>) -> String {
+        var line: [UInt8] = []
+        let count = writeSamples(micros: micros, kilograms: kilograms, into: &line)
+        return String(decoding: line[..<count], as: UTF8.self)
+    }
+}
+
 /// The exact text of protocol lines that are built by hand (docs/protocol.md): clients parse them as JSON.
 @Suite("Protocol lines")
 struct ProtocolLineTests {
