@@ -49,6 +49,11 @@ public final class RecordingStore: Sendable {
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: Self.configuration())
+            // GRDB sets `synchronous = NORMAL` on the pool's writer after `prepareDatabase` has run (its WAL set-up),
+            // which skips the fsync of each commit: a power cut could then lose every commit since the kernel last
+            // wrote the WAL back, up to half a minute. The writer connection lives as long as the pool, so once is
+            // enough (docs/storage.md, "Durability").
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, sqliteCode: error.resultCode.rawValue, message: error.message ?? "")
         } catch {
