@@ -8,6 +8,10 @@ import Foundation
 /// the promise "committed at least once a second". Call ``flushIfDue(now:)`` from a timer if samples can stop
 /// arriving while the recording stays open.
 ///
+/// Chunks are listed in the sync outbox every `listingInterval` (default 10 s) rather than in every commit, and the
+/// rest when the recording finishes: an outbox row in each commit would write more pages than the samples
+/// themselves (docs/storage.md, "Bytes written"). A crash before then leaves recovery to list them.
+///
 /// - Important: One writer per recording, used from one thread at a time (it is not `Sendable`).
 public final class ChunkWriter {
     /// The recording written to.
@@ -16,10 +20,15 @@ public final class ChunkWriter {
     public let maxSpanMicros: Int64
     /// Host time after which buffered samples are committed.
     public let maxWait: Duration
+    /// Host time after which a commit lists the chunks committed since the last listing in the sync outbox.
+    public let listingInterval: Duration
 
     private let store: RecordingStore
     private var buffer: [StoredSample] = []
     private var bufferStartedAt: ContinuousClock.Instant?
+    /// The lowest chunk sequence committed since the last listing (a trim can make later chunks reuse lower ones).
+    private var earliestUnlisted: Int?
+    private var listedAt: ContinuousClock.Instant
 
     /// Creates a writer for a recording started with ``RecordingStore/beginRecording(_:admission:)``.
     ///
@@ -28,9 +37,13 @@ public final class ChunkWriter {
     ///   - recording: A recording in state `recording`.
     ///   - maxSpanMicros: Device-time span that triggers a commit; at most 1 s.
     ///   - maxWait: Host time after which buffered samples are committed; at most 1 s.
+    ///   - listingInterval: Host time after which a commit lists the chunks committed since the last listing in the
+    ///     sync outbox.
+    ///   - now: Host monotonic time of creation, from which the first `listingInterval` counts.
     public init(
         store: RecordingStore, recording: RecordingID, maxSpanMicros: Int64 = 500_000,
-        maxWait: Duration = .milliseconds(500)
+        maxWait: Duration = .milliseconds(500), listingInterval: Duration = .seconds(10),
+        now: ContinuousClock.Instant = .now
     ) {
         precondition(maxSpanMicros > 0 && maxSpanMicros <= 1_000_000, "chunks must commit at least once a second")
         precondition(maxWait > .zero && maxWait <= .seconds(1), "chunks must commit at least once a second")
@@ -38,6 +51,8 @@ public final class ChunkWriter {
         self.recording = recording
         self.maxSpanMicros = maxSpanMicros
         self.maxWait = maxWait
+        self.listingInterval = listingInterval
+        self.listedAt = now
     }
 
     /// Samples buffered and not yet committed.
@@ -70,7 +85,7 @@ public final class ChunkWriter {
         hold(samples, now: now)
         guard let first = buffer.first, let last = buffer.last else { return [] }
         let (span, overflow) = last.micros.subtractingReportingOverflow(first.micros)
-        let commit = overflow || span >= maxSpanMicros ? try flush() : try flushIfDue(now: now)
+        let commit = overflow || span >= maxSpanMicros ? try flush(now: now) : try flushIfDue(now: now)
         return commit.map { [$0] } ?? []
     }
 
@@ -112,20 +127,30 @@ public final class ChunkWriter {
     @discardableResult
     public func flushIfDue(now: ContinuousClock.Instant = .now) throws(GripStoreError) -> ChunkCommit? {
         guard let started = bufferStartedAt, now - started >= maxWait else { return nil }
-        return try flush()
+        return try flush(now: now)
     }
 
     /// Commits every buffered sample now.
     ///
-    /// - Parameter date: Host wall-clock time of the commit.
+    /// - Parameters:
+    ///   - date: Host wall-clock time of the commit.
+    ///   - now: Host monotonic time of the commit.
     /// - Returns: The commit, or `nil` if nothing was buffered.
     /// - Throws: ``GripStoreError``; the samples stay buffered.
     @discardableResult
-    public func flush(at date: Date = Date()) throws(GripStoreError) -> ChunkCommit? {
+    public func flush(at date: Date = Date(), now: ContinuousClock.Instant = .now) throws(GripStoreError) -> ChunkCommit? {
         guard !buffer.isEmpty else { return nil }
-        let commit = try store.appendSamples(buffer, to: recording, at: date)
+        let lists = now - listedAt >= listingInterval
+        let listing: OutboxListing = lists ? .now(earliestUnlisted: earliestUnlisted) : .later
+        guard let commit = try store.appendSamples(buffer, to: recording, at: date, listing: listing) else { return nil }
         buffer.removeAll(keepingCapacity: true)
         bufferStartedAt = nil
+        if lists {
+            earliestUnlisted = nil
+            listedAt = now
+        } else {
+            earliestUnlisted = min(earliestUnlisted ?? commit.firstSequence, commit.firstSequence)
+        }
         return commit
     }
 
@@ -137,7 +162,8 @@ public final class ChunkWriter {
     /// - Throws: ``GripStoreError``.
     public func finish(summary: RecordingSummaryValues, efforts: [StoredEffort]) throws(GripStoreError) {
         try flush()
-        try store.finishRecording(recording, summary: summary, efforts: efforts)
+        try store.finishRecording(recording, summary: summary, efforts: efforts, unlistedChunksFrom: earliestUnlisted)
+        earliestUnlisted = nil
     }
 }
 
@@ -145,6 +171,8 @@ public final class ChunkWriter {
 public struct ChunkCommit: Sendable, Equatable {
     /// The recording.
     public var recording: RecordingID
+    /// The sequence of the first chunk written.
+    public var firstSequence: Int
     /// Chunk rows written (more than one only across a time jump).
     public var chunkCount: Int
     /// Samples committed.
@@ -160,10 +188,11 @@ public struct ChunkCommit: Sendable, Equatable {
     ///
     /// - Parameters: See the properties.
     public init(
-        recording: RecordingID, chunkCount: Int, sampleCount: Int, firstMicros: Int64, lastMicros: Int64,
-        totalSamples: Int
+        recording: RecordingID, firstSequence: Int, chunkCount: Int, sampleCount: Int, firstMicros: Int64,
+        lastMicros: Int64, totalSamples: Int
     ) {
         self.recording = recording
+        self.firstSequence = firstSequence
         self.chunkCount = chunkCount
         self.sampleCount = sampleCount
         self.firstMicros = firstMicros

@@ -65,16 +65,19 @@ extension RecordingStore {
     ///   - id: A recording in state `recording`.
     ///   - summary: End time, max and average.
     ///   - efforts: Its efforts with their metrics; indices must be distinct.
+    ///   - unlistedChunksFrom: The first chunk sequence that commits left unlisted in the sync outbox
+    ///     (``OutboxListing/later``); it and every later chunk are listed with the finish.
     /// - Throws: ``GripStoreError/recordingNotFound(_:)``,
     ///   ``GripStoreError/recordingNotInProgress(_:state:)``, or an SQLite error.
     public func finishRecording(
-        _ id: RecordingID, summary: RecordingSummaryValues, efforts: [StoredEffort]
+        _ id: RecordingID, summary: RecordingSummaryValues, efforts: [StoredEffort], unlistedChunksFrom: Int? = nil
     ) throws(GripStoreError) {
         try writeImmediate("finish recording \(id)") { db in
             var record = try Self.fetchRecording(db, id)
             guard record.state == .recording else {
                 throw GripStoreError.recordingNotInProgress(id, state: record.state)
             }
+            if let first = unlistedChunksFrom { try Self.listChunks(of: id, from: first, db) }
             record.state = .complete
             record.owner = nil
             try Self.saveAnalysis(db, &record, summary: summary, efforts: efforts)
@@ -133,6 +136,13 @@ extension RecordingStore {
         try OutboxChange.recording(recording).record(db)
     }
 
+    /// Lists the recording's chunks from sequence `first` on in the sync outbox; nothing when it has none there.
+    static func listChunks(of id: RecordingID, from first: Int, _ db: Database) throws {
+        let last = try Int.fetchOne(
+            db, sql: "SELECT MAX(sequence) FROM sampleChunk WHERE recordingId = ?", arguments: [id.rawValue])
+        if let last, last >= first { try OutboxChange.chunks(id, first...last).record(db) }
+    }
+
     static func fetchRecording(_ db: Database, _ id: RecordingID) throws -> RecordingRecord {
         guard let record = try RecordingRecord.fetchOne(db, key: id.rawValue) else {
             throw GripStoreError.recordingNotFound(id)
@@ -182,6 +192,9 @@ extension RecordingStore {
                     }
                 }
                 try record.update(db)
+                // Which chunks its writer had listed is not kept (that would be another page in every commit): all of
+                // them go to the outbox, and the server's upserts absorb those it has.
+                try Self.listChunks(of: id, from: 0, db)
                 try OutboxChange.recording(id).record(db)
                 recovered.append(id)
             }

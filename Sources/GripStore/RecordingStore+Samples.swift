@@ -12,12 +12,14 @@ extension RecordingStore {
     ///   - samples: Samples in arrival order.
     ///   - id: A recording in state `recording`.
     ///   - now: Host time of the commit, kept as the recording's last commit (a recovered recording ends there).
+    ///   - listing: Whether this commit lists its chunks in the sync outbox now (the default) or leaves that to a
+    ///     later commit, to ``finishRecording(_:summary:efforts:unlistedChunksFrom:)`` or to crash recovery.
     /// - Returns: What was committed, or `nil` for no samples (nothing is written).
     /// - Throws: ``GripStoreError/recordingNotFound(_:)``,
     ///   ``GripStoreError/recordingNotInProgress(_:state:)``, or an SQLite error.
     @discardableResult
     public func appendSamples(
-        _ samples: [StoredSample], to id: RecordingID, at now: Date = Date()
+        _ samples: [StoredSample], to id: RecordingID, at now: Date = Date(), listing: OutboxListing = .now()
     ) throws(GripStoreError) -> ChunkCommit? {
         guard let first = samples.first, let last = samples.last else { return nil }
         // The live path runs this twice a second for as long as a recording lasts, so it reads and writes only the
@@ -47,13 +49,17 @@ extension RecordingStore {
             // cut into minute-long chunks so export can page through them.
             let chunks = try Self.insertChunks(
                 samples, of: id, firstSequence: sequence, maxSpanMicros: Self.heldChunkSpanMicros, db)
+            if case .now(let earliestUnlisted) = listing {
+                try OutboxChange.chunks(id, min(earliestUnlisted ?? sequence, sequence)...(sequence + chunks - 1)).record(db)
+            }
             let totalSamples = try row.decode(Int.self, atIndex: 1) + samples.count
             // Only the two columns that change: writing every column would rewrite the recording table's index
             // entries too, two more pages in each 0.5 s commit (docs/storage.md, "Bytes written").
             try db.cachedStatement(sql: "UPDATE recording SET sampleCount = ?, lastCommitAt = ? WHERE id = ?")
                 .execute(arguments: [totalSamples, StorageDate.text(now), id.rawValue])
             return ChunkCommit(
-                recording: id, chunkCount: chunks, sampleCount: samples.count, firstMicros: first.micros,
+                recording: id, firstSequence: sequence, chunkCount: chunks, sampleCount: samples.count,
+                firstMicros: first.micros,
                 lastMicros: last.micros, totalSamples: totalSamples
             )
         }
@@ -186,9 +192,21 @@ extension RecordingStore {
             sequence += 1
             start = end
         }
-        if sequence > firstSequence { try OutboxChange.chunks(id, firstSequence...(sequence - 1)).record(db) }
         return sequence - firstSequence
     }
+}
+
+/// When a commit's chunks are listed in the sync outbox (docs/storage.md, "Bytes written").
+///
+/// Listing them is an outbox row and SQLite's sequence table: two more pages in the commit, and in a live recording
+/// that commits twice a second, more bytes than the samples. A ``ChunkWriter`` lists every few seconds instead, and
+/// finishing or recovering a recording lists what is left.
+public enum OutboxListing: Sendable, Equatable {
+    /// List this commit's chunks, and with them every chunk from `earliestUnlisted` on that an earlier commit left
+    /// unlisted.
+    case now(earliestUnlisted: Int? = nil)
+    /// Leave this commit's chunks unlisted.
+    case later
 }
 
 /// What a recording's samples cost on disk.

@@ -27,6 +27,96 @@ struct OutboxTests {
         #expect(try store.syncStatus().pendingRows == 5)
     }
 
+    /// Every chunk sequence the outbox's `chunks` rows after row `after` name.
+    private static func listedSequences(_ store: RecordingStore, after: Int64 = 0) throws -> Set<Int> {
+        Set(
+            try store.pendingOutbox(limit: 10_000).filter { $0.kind == .chunks && $0.id > after }
+                .flatMap { $0.sequences.map(Array.init) ?? [] })
+    }
+
+    /// The chunk sequences the recording has.
+    private static func storedSequences(_ store: RecordingStore, _ id: RecordingID) throws -> Set<Int> {
+        Set(try store.writer.read { db in
+            try Int.fetchAll(db, sql: "SELECT sequence FROM sampleChunk WHERE recordingId = ?", arguments: [id.rawValue])
+        })
+    }
+
+    @Test("a live recording lists its chunks every 10 s, not in every commit, and finishing lists the rest")
+    func liveChunksListedOnCadence() throws {
+        let fixture = try StoreFixture(.file)
+        let store = fixture.store
+        let id = try store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        let start = ContinuousClock.now
+        let writer = ChunkWriter(store: store, recording: id, now: start)
+        // 25 s at 80 Hz, fed as the recorder does: one 40 ms batch after another, host time advancing with the device.
+        let samples = Fixtures.samples(count: 2_000)
+        for batch in stride(from: 0, to: samples.count, by: 4) {
+            let now = start + .microseconds(samples[batch].micros - samples[0].micros)
+            try writer.append(samples[batch..<batch + 4], now: now)
+        }
+        let commits = try Self.storedSequences(store, id).count
+        #expect(commits >= 45)  // a chunk each half second of device time (0.55 s: 40 ms batches)
+        let beforeFinish = try store.pendingOutbox(limit: 1_000).filter { $0.kind == .chunks }
+        #expect(beforeFinish.count == 2)  // at 10 s and 20 s
+        #expect(beforeFinish.first?.sequences?.lowerBound == 0)
+        #expect(try Self.listedSequences(store).count < commits)
+
+        try writer.finish(
+            summary: RecordingSummaryValues(endedAt: Fixtures.date(minutes: 1), maxKilograms: 35, averageKilograms: 20),
+            efforts: [])
+        #expect(try Self.listedSequences(store) == Self.storedSequences(store, id))
+        // The finish lists them before the row that tells the server the recording is complete.
+        let rows = try store.pendingOutbox(limit: 1_000)
+        #expect(rows.suffix(2).map(\.kind) == [.chunks, .recording])
+    }
+
+    @Test("chunks a trim lets later commits reuse are listed too")
+    func chunksAfterTrimListed() throws {
+        let fixture = try StoreFixture(.memory)
+        let store = fixture.store
+        let id = try store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        let start = ContinuousClock.now
+        let writer = ChunkWriter(store: store, recording: id, now: start)
+        let samples = Fixtures.samples(count: 400)
+        // Commits at 1, 2, 10, 11 and 11.5 s: the third lists chunks 0...2, the last two stay unlisted.
+        for (index, second) in zip(stride(from: 0, to: 200, by: 40), [1.0, 2, 10, 11, 11.5]) {
+            try writer.append(samples[index..<index + 40], now: start + .seconds(second))
+            try writer.flush(now: start + .seconds(second))
+        }
+        #expect(try Self.listedSequences(store) == [0, 1, 2])
+        let beforeTrim = try #require(try store.pendingOutbox(limit: 100).last?.id)
+        try writer.trim(after: samples[59].micros)  // keeps chunk 0 and half of chunk 1
+        for index in stride(from: 200, to: 400, by: 40) {
+            try writer.append(samples[index..<index + 40], now: start + .seconds(12))
+            try writer.flush(now: start + .seconds(12))
+        }
+        try writer.finish(
+            summary: RecordingSummaryValues(endedAt: Fixtures.date(minutes: 1), maxKilograms: 35, averageKilograms: 20),
+            efforts: [])
+        // Chunk 1 was cut, 2...6 are new (2 was listed before with other samples): the server needs all six again.
+        #expect(try Self.storedSequences(store, id) == Set(0...6))
+        #expect(try Self.listedSequences(store, after: beforeTrim) == Set(1...6))
+    }
+
+    @Test("a recovered recording lists every chunk its writer had not", arguments: StoreKind.allCases)
+    func recoveryListsChunks(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let id = try store.beginRecording(Fixtures.draft(), owner: Fixtures.deadOwner, admission: Fixtures.admitAll)
+        let writer = ChunkWriter(store: store, recording: id)
+        let samples = Fixtures.samples(count: 200)
+        for index in stride(from: 0, to: 200, by: 40) {
+            try writer.append(samples[index..<index + 40])
+            try writer.flush()
+        }
+        #expect(try Self.listedSequences(store).isEmpty)  // under 10 s: nothing listed yet
+        switch kind {
+        case .memory: _ = try store.recoverAbandonedRecordings()
+        case .file: _ = try RecordingStore(path: fixture.path)
+        }
+        #expect(try Self.listedSequences(store) == Set(0...4))
+    }
+
     @Test("a refused or failed change leaves no outbox row")
     func failedChangeLeavesNoRow() throws {
         let fixture = try StoreFixture(.file)

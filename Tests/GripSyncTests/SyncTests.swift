@@ -81,7 +81,8 @@ struct SyncTests {
             uuid: UUID(), startedAt: SyncFixtures.date(minutes: 0), device: "F4:12:FA:01:02:03",
             profile: "Tindeq Progressor", hand: .right, label: nil)
         let id = try pi.store.beginRecording(draft) { _ in .admit }
-        let writer = ChunkWriter(store: pi.store, recording: id)
+        // Every commit lists its chunks, so the push mid-recording has them all (a live writer lists every 10 s).
+        let writer = ChunkWriter(store: pi.store, recording: id, listingInterval: .zero)
         let samples = SyncFixtures.samples(count: 160)  // 2 s at 80 Hz from 1 s, committed as four 0.5 s chunks
         for start in stride(from: 0, to: samples.count, by: 40) {
             try writer.append(samples[start..<(start + 40)])
