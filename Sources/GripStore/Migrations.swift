@@ -216,6 +216,32 @@ enum Migrations {
             )
         }
 
+        // Sample chunks move from a WITHOUT ROWID table into an ordinary one, same columns and key. In a WITHOUT
+        // ROWID table a row is an index entry, which keeps at most 231 bytes on a 1 KiB page: a live 0.5 s chunk
+        // (≈ 270 bytes at 80 Hz) spilled the rest onto an overflow page of its own, so every live commit wrote one
+        // more page and every chunk took about 1.2 KB of file. A table row keeps up to 989 bytes on the page
+        // (docs/storage.md, "Bytes written").
+        migrator.registerMigration("v5 sample chunks in a rowid table") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sampleChunkWithRowid (
+                        recordingId INTEGER NOT NULL REFERENCES recording(id) ON DELETE CASCADE,
+                        sequence INTEGER NOT NULL CHECK (sequence >= 0),
+                        encoding INTEGER NOT NULL,
+                        firstMicros INTEGER NOT NULL,
+                        sampleCount INTEGER NOT NULL CHECK (sampleCount > 0),
+                        samples BLOB NOT NULL,
+                        PRIMARY KEY (recordingId, sequence)
+                    );
+                    INSERT INTO sampleChunkWithRowid (recordingId, sequence, encoding, firstMicros, sampleCount, samples)
+                        SELECT recordingId, sequence, encoding, firstMicros, sampleCount, samples
+                        FROM sampleChunk ORDER BY recordingId, sequence;
+                    DROP TABLE sampleChunk;
+                    ALTER TABLE sampleChunkWithRowid RENAME TO sampleChunk;
+                    """
+            )
+        }
+
         return migrator
     }
 }

@@ -58,6 +58,79 @@ struct MigrationTests {
         #expect(try reopened.recording(id)?.device == "F4:12:FA:01:02:03")
     }
 
+    @Test("a database from before v5 keeps every chunk, bit for bit, when its chunks move into a rowid table")
+    func sampleChunksMoveIntoRowidTable() throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("griptrack-migration-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("griptrack.db").path
+        // A file as the release before v5 left it: v1–v4 applied, a recording with live chunks and one saved whole.
+        let old = try DatabaseQueue(path: path)
+        try Migrations.migrator.migrate(old, upTo: "v4 sync outbox")
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO recording (uuid, startedAt, device, profile, state, sampleCount)
+                    VALUES ('6a1f0c9e-0000-4000-8000-000000000001', '2026-03-01 09:00:00.000', 'F4', 'Tindeq Progressor',
+                            'complete', 300), ('6a1f0c9e-0000-4000-8000-000000000002', '2026-03-01 10:00:00.000', 'F4',
+                            'Tindeq Progressor', 'complete', 100)
+                    """)
+        }
+        let first = Fixtures.samples(count: 300)
+        let second = Fixtures.samples(count: 100, startMicros: 5_000_000)
+        try old.write { db in
+            for (offset, start) in stride(from: 0, to: 300, by: 40).enumerated() {
+                _ = try RecordingStore.insertChunks(
+                    Array(first[start..<min(start + 40, 300)]), of: RecordingID(rawValue: 1), firstSequence: offset,
+                    maxSpanMicros: nil, db)
+            }
+            _ = try RecordingStore.insertChunks(second, of: RecordingID(rawValue: 2), firstSequence: 0, maxSpanMicros: nil, db)
+        }
+        let before = try old.read { db in try Row.fetchAll(db, sql: "SELECT * FROM sampleChunk ORDER BY recordingId, sequence") }
+        #expect(try old.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'sampleChunk'") }?
+            .contains("WITHOUT ROWID") == true)
+        try old.close()
+
+        let store = try RecordingStore(path: path)
+        let after = try store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM sampleChunk ORDER BY recordingId, sequence")
+        }
+        #expect(after == before)
+        #expect(after.count == 9)
+        #expect(try store.samples(of: RecordingID(rawValue: 1)) == first)
+        #expect(try store.samples(of: RecordingID(rawValue: 2)) == second)
+        let schema = try store.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'sampleChunk'")
+        }
+        #expect(schema?.contains("WITHOUT ROWID") == false)
+        #expect(try store.checkIntegrity() == ["ok"])
+        // The key still holds: a second chunk 0 for recording 1 is refused; deleting a recording takes its chunks.
+        #expect(throws: (any Error).self) {
+            try store.writer.write { db in
+                _ = try RecordingStore.insertChunks(
+                    Array(first[..<1]), of: RecordingID(rawValue: 1), firstSequence: 0, maxSpanMicros: nil, db)
+            }
+        }
+        try store.delete(RecordingID(rawValue: 1))
+        #expect(try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sampleChunk") } == 1)
+    }
+
+    @Test("live half-second chunks at 80 Hz fit on their page: the file grows by under 0.5 KiB a chunk")
+    func liveChunksNeedNoOverflowPage() throws {
+        let fixture = try StoreFixture(.file)
+        let id = try fixture.store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        let pages = { try fixture.store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 } }
+        let before = try pages()
+        let samples = Fixtures.samples(count: 8_000)  // 100 s at 80 Hz, committed in 0.5 s chunks as the recorder does
+        for start in stride(from: 0, to: samples.count, by: 40) {
+            try fixture.store.appendSamples(Array(samples[start..<start + 40]), to: id, listing: .later)
+        }
+        // 200 chunks of 40 samples (≈ 250 bytes each); with an overflow page each, the file grew by ≥ 200 KiB.
+        let grown = try pages() - before
+        #expect(grown * 1_024 < 200 * 512, "the file grew by \(grown) pages of 1 KiB for 200 chunks")
+    }
+
     @Test("a database written by a newer griptrack is refused with what to do")
     func newerSchemaIsRefused() throws {
         let fixture = try StoreFixture(.file)
