@@ -18,6 +18,7 @@ struct StorageDateTests {
             0, -0.001, -1, 0.0009, 0.9999, 951_782_400.5,  // 2000-02-29 00:00:00.500
             1_700_000_000.123_456, 4_102_444_799.999, -2_208_988_800,  // 2099-12-31 23:59:59.999, 1900-01-01
             253_402_300_799.999, 253_402_300_799.9996,  // 9999-12-31, and a date that rounds into 10000
+            -1_919_050_974.807_500_1,  // exactly -…807.5 ms: a tie before 1970 rounds up, to 05.193 (the sweep found it)
         ]
         for seconds in fixed {
             let date = Date(timeIntervalSince1970: seconds)

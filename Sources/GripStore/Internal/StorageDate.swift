@@ -20,7 +20,9 @@ enum StorageDate {
         guard handWrittenSeconds.contains(date.timeIntervalSince1970) else {
             return String.fromDatabaseValue(date.databaseValue) ?? ""
         }
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        // Half a millisecond rounds up, as Foundation's formatter rounds (floor(ms + 0.5)); `rounded()` would round a
+        // tie before 1970 away from zero, a millisecond earlier than GRDB's text.
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down))
         // Floor divisions, so a date before 1970 keeps a non-negative time of day as DateFormatter gives it.
         let (days, millisOfDay) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilDate(daysSince1970: days)
