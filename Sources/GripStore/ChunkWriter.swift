@@ -138,11 +138,15 @@ public final class ChunkWriter {
     /// - Returns: The commit, or `nil` if nothing was buffered.
     /// - Throws: ``GripStoreError``; the samples stay buffered.
     @discardableResult
-    public func flush(at date: Date = Date(), now: ContinuousClock.Instant = .now) throws(GripStoreError) -> ChunkCommit? {
+    public func flush(
+        at date: Date = Date(), now: ContinuousClock.Instant = .now
+    ) throws(GripStoreError) -> ChunkCommit? {
         guard !buffer.isEmpty else { return nil }
         let lists = now - listedAt >= listingInterval
         let listing: OutboxListing = lists ? .now(earliestUnlisted: earliestUnlisted) : .later
-        guard let commit = try store.appendSamples(buffer, to: recording, at: date, listing: listing) else { return nil }
+        guard let commit = try store.appendSamples(buffer, to: recording, at: date, listing: listing) else {
+            return nil
+        }
         buffer.removeAll(keepingCapacity: true)
         bufferStartedAt = nil
         if lists {

@@ -233,7 +233,8 @@ enum Migrations {
                         samples BLOB NOT NULL,
                         PRIMARY KEY (recordingId, sequence)
                     );
-                    INSERT INTO sampleChunkWithRowid (recordingId, sequence, encoding, firstMicros, sampleCount, samples)
+                    INSERT INTO sampleChunkWithRowid
+                        (recordingId, sequence, encoding, firstMicros, sampleCount, samples)
                         SELECT recordingId, sequence, encoding, firstMicros, sampleCount, samples
                         FROM sampleChunk ORDER BY recordingId, sequence;
                     DROP TABLE sampleChunk;

@@ -161,8 +161,8 @@ extension RecordingStore {
         let id = try insertRecording(db, draft, owner: owner) { db, count in
             try admission(db, count: count, context: context, now: now)
         }
-        let chunks = try insertChunks(samples, of: id, firstSequence: 0, maxSpanMicros: chunkSpanMicros, db)
-        if chunks > 0 { try OutboxChange.chunks(id, 0...(chunks - 1)).record(db) }
+        _ = try insertChunks(samples, of: id, firstSequence: 0, maxSpanMicros: chunkSpanMicros, db)
+        try listChunks(of: id, from: 0, db)
         var record = try fetchRecording(db, id)
         record.sampleCount = samples.count
         record.lastCommitAt = endedAt

@@ -50,7 +50,8 @@ extension RecordingStore {
             let chunks = try Self.insertChunks(
                 samples, of: id, firstSequence: sequence, maxSpanMicros: Self.heldChunkSpanMicros, db)
             if case .now(let earliestUnlisted) = listing {
-                try OutboxChange.chunks(id, min(earliestUnlisted ?? sequence, sequence)...(sequence + chunks - 1)).record(db)
+                let firstListed = min(earliestUnlisted ?? sequence, sequence)
+                try OutboxChange.chunks(id, firstListed...(sequence + chunks - 1)).record(db)
             }
             let totalSamples = try row.decode(Int.self, atIndex: 1) + samples.count
             // Only the two columns that change: writing every column would rewrite the recording table's index

@@ -72,9 +72,11 @@ struct MigrationTests {
             try db.execute(
                 sql: """
                     INSERT INTO recording (uuid, startedAt, device, profile, state, sampleCount)
-                    VALUES ('6a1f0c9e-0000-4000-8000-000000000001', '2026-03-01 09:00:00.000', 'F4', 'Tindeq Progressor',
-                            'complete', 300), ('6a1f0c9e-0000-4000-8000-000000000002', '2026-03-01 10:00:00.000', 'F4',
-                            'Tindeq Progressor', 'complete', 100)
+                    VALUES
+                        ('6a1f0c9e-0000-4000-8000-000000000001', '2026-03-01 09:00:00.000', 'F4', 'Tindeq Progressor',
+                         'complete', 300),
+                        ('6a1f0c9e-0000-4000-8000-000000000002', '2026-03-01 10:00:00.000', 'F4', 'Tindeq Progressor',
+                         'complete', 100)
                     """)
         }
         let first = Fixtures.samples(count: 300)
@@ -85,24 +87,22 @@ struct MigrationTests {
                     Array(first[start..<min(start + 40, 300)]), of: RecordingID(rawValue: 1), firstSequence: offset,
                     maxSpanMicros: nil, db)
             }
-            _ = try RecordingStore.insertChunks(second, of: RecordingID(rawValue: 2), firstSequence: 0, maxSpanMicros: nil, db)
+            _ = try RecordingStore.insertChunks(
+                second, of: RecordingID(rawValue: 2), firstSequence: 0, maxSpanMicros: nil, db)
         }
-        let before = try old.read { db in try Row.fetchAll(db, sql: "SELECT * FROM sampleChunk ORDER BY recordingId, sequence") }
-        #expect(try old.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'sampleChunk'") }?
-            .contains("WITHOUT ROWID") == true)
+        let chunksSQL = "SELECT * FROM sampleChunk ORDER BY recordingId, sequence"
+        let schemaSQL = "SELECT sql FROM sqlite_master WHERE name = 'sampleChunk'"
+        let before = try old.read { db in try Row.fetchAll(db, sql: chunksSQL) }
+        #expect(try old.read { db in try String.fetchOne(db, sql: schemaSQL) }?.contains("WITHOUT ROWID") == true)
         try old.close()
 
         let store = try RecordingStore(path: path)
-        let after = try store.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM sampleChunk ORDER BY recordingId, sequence")
-        }
+        let after = try store.writer.read { db in try Row.fetchAll(db, sql: chunksSQL) }
         #expect(after == before)
         #expect(after.count == 9)
         #expect(try store.samples(of: RecordingID(rawValue: 1)) == first)
         #expect(try store.samples(of: RecordingID(rawValue: 2)) == second)
-        let schema = try store.writer.read { db in
-            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'sampleChunk'")
-        }
+        let schema = try store.writer.read { db in try String.fetchOne(db, sql: schemaSQL) }
         #expect(schema?.contains("WITHOUT ROWID") == false)
         #expect(try store.checkIntegrity() == ["ok"])
         // The key still holds: a second chunk 0 for recording 1 is refused; deleting a recording takes its chunks.

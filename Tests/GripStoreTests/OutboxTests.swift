@@ -37,7 +37,8 @@ struct OutboxTests {
     /// The chunk sequences the recording has.
     private static func storedSequences(_ store: RecordingStore, _ id: RecordingID) throws -> Set<Int> {
         Set(try store.writer.read { db in
-            try Int.fetchAll(db, sql: "SELECT sequence FROM sampleChunk WHERE recordingId = ?", arguments: [id.rawValue])
+            try Int.fetchAll(
+                db, sql: "SELECT sequence FROM sampleChunk WHERE recordingId = ?", arguments: [id.rawValue])
         })
     }
 
