@@ -24,6 +24,10 @@ public final class Daemon: Sendable {
     private let releasesStartupPages: Bool
     private let logger: Logger
 
+    /// How long systemd waits for a start that upgrades the database (`EXTEND_TIMEOUT_USEC`): 30 minutes, for a
+    /// year of recordings on a slow card.
+    static let upgradeTimeoutMicros = 30 * 60 * 1_000_000
+
     /// Validates the replay (if any), binds the socket and assembles the services; nothing runs yet.
     /// - Parameters:
     ///   - configuration: the validated configuration.
@@ -54,7 +58,16 @@ public final class Daemon: Sendable {
         let status = DaemonStatus(source: configuration.replayPath != nil ? "replay" : radio != nil ? "bluez" : "none")
         let store: RecordingStore
         do {
-            store = try RecordingStore(path: configuration.databasePath)
+            store = try RecordingStore(path: configuration.databasePath) { migrations in
+                logger.notice(
+                    "Upgrading the database to this version; a large file can take minutes",
+                    metadata: ["store.path": "\(configuration.databasePath)", "store.migrations": "\(migrations)"])
+                // systemd gives a start 90 s by default, and an upgrade that copies every sample of a big file on an
+                // SD card can take longer; stopped half way it rolls back and would start over at every restart.
+                SystemdNotifier(environment: environment, readyStatus: "", logger: logger).notify(
+                    "EXTEND_TIMEOUT_USEC=\(Self.upgradeTimeoutMicros)\n"
+                        + "STATUS=Upgrading the database at \(configuration.databasePath)")
+            }
         } catch {
             throw .store(error)
         }

@@ -26,11 +26,17 @@ public final class RecordingStore: Sendable {
 
     /// Opens (creating if needed) the database file at `path`, migrates it and recovers abandoned recordings.
     ///
-    /// - Parameter path: The database file; missing parent directories are created.
+    /// - Parameters:
+    ///   - path: The database file; missing parent directories are created.
+    ///   - willUpgrade: Called before migrating a file an earlier version wrote, with the migrations to apply. An
+    ///     upgrade can rewrite every sample (`v5` copies each chunk once: seconds for a few hundred MiB here, minutes
+    ///     on a Pi's SD card), so a caller that others wait for says so.
     /// - Throws: ``GripStoreError/cannotOpen(path:sqliteCode:message:)``,
     ///   ``GripStoreError/schemaFromNewerVersion(path:)``, or an SQLite error from recovery.
-    public convenience init(path: String) throws(GripStoreError) {
-        try self.init(path: path, owner: .current)
+    public convenience init(
+        path: String, willUpgrade: ((_ migrations: [String]) -> Void)? = nil
+    ) throws(GripStoreError) {
+        try self.init(path: path, owner: .current, willUpgrade: willUpgrade)
     }
 
     /// Opens a private in-memory database (tests, `replay` without `--save`).
@@ -41,7 +47,9 @@ public final class RecordingStore: Sendable {
         try RecordingStore(inMemoryWith: .current)
     }
 
-    init(path: String, owner: ProcessOwner) throws(GripStoreError) {
+    init(
+        path: String, owner: ProcessOwner, willUpgrade: ((_ migrations: [String]) -> Void)? = nil
+    ) throws(GripStoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -59,7 +67,7 @@ public final class RecordingStore: Sendable {
         } catch {
             throw .cannotOpen(path: path, sqliteCode: nil, message: String(describing: error))
         }
-        try Self.migrate(pool, path: path)
+        try Self.migrate(pool, path: path, willUpgrade: willUpgrade)
         self.path = path
         self.writer = pool
         self.owner = owner
@@ -105,12 +113,17 @@ public final class RecordingStore: Sendable {
         return configuration
     }
 
-    private static func migrate(_ writer: some DatabaseWriter, path: String) throws(GripStoreError) {
+    private static func migrate(
+        _ writer: some DatabaseWriter, path: String, willUpgrade: ((_ migrations: [String]) -> Void)? = nil
+    ) throws(GripStoreError) {
         let migrator = Migrations.migrator
         do {
-            if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
-                throw GripStoreError.schemaFromNewerVersion(path: path)
+            let (superseded, applied) = try writer.read { db in
+                (try migrator.hasBeenSuperseded(db), try migrator.appliedIdentifiers(db))
             }
+            if superseded { throw GripStoreError.schemaFromNewerVersion(path: path) }
+            let pending = migrator.migrations.filter { !applied.contains($0) }
+            if !applied.isEmpty && !pending.isEmpty { willUpgrade?(pending) }
             do {
                 try migrator.migrate(writer)
             } catch {

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
+import GRDB
 import GripDaemon
+@testable import GripStore
 import Logging
 import Synchronization
 import Testing
@@ -22,6 +24,28 @@ struct SystemdNotifierTests {
         try await harness.stop()
         let stopping = try #require(await Self.receive(receiver))
         #expect(stopping.split(separator: "\n").contains("STOPPING=1"))
+    }
+
+    @Test("a start that upgrades an older database asks systemd for more time before it migrates")
+    func upgradeExtendsStartTimeout() async throws {
+        let notify = try NotifySocket()
+        let notifyPath = notify.path, receiver = notify.descriptor
+        var template = Array("/tmp/gtu-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A file as the release before v5 left it.
+        let databasePath = directory + "/griptrack.db"
+        try Migrations.migrator.migrate(try DatabaseQueue(path: databasePath), upTo: "v4 sync outbox")
+
+        let harness = try await DaemonHarness(
+            capture: nil, environment: ["NOTIFY_SOCKET": notifyPath], databasePath: databasePath
+        ).started()
+        let first = try #require(await Self.receive(receiver))
+        #expect(first.split(separator: "\n").contains("EXTEND_TIMEOUT_USEC=1800000000"))
+        #expect(first.contains("STATUS=Upgrading the database at \(databasePath)"))
+        let ready = try #require(await Self.receive(receiver))
+        #expect(ready.split(separator: "\n").contains("READY=1"))
+        try await harness.stop()
     }
 
     @Test("a thread stuck in one wake-up stops WATCHDOG=1 and says which; pings resume once it waits again")

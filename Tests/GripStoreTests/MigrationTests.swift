@@ -96,7 +96,11 @@ struct MigrationTests {
         #expect(try old.read { db in try String.fetchOne(db, sql: schemaSQL) }?.contains("WITHOUT ROWID") == true)
         try old.close()
 
-        let store = try RecordingStore(path: path)
+        var upgrades: [[String]] = []
+        let store = try RecordingStore(path: path) { upgrades.append($0) }
+        #expect(upgrades == [["v5 sample chunks in a rowid table"]])
+        _ = try RecordingStore(path: path) { upgrades.append($0) }
+        #expect(upgrades.count == 1)  // an up-to-date file is no upgrade
         let after = try store.writer.read { db in try Row.fetchAll(db, sql: chunksSQL) }
         #expect(after == before)
         #expect(after.count == 9)

@@ -41,7 +41,11 @@ struct CommonOptions: ParsableArguments {
     /// Opens the store. Exits 1 when it cannot.
     func openStore() throws -> RecordingStore {
         do {
-            return try RecordingStore(path: databasePath)
+            return try RecordingStore(path: databasePath) { _ in
+                // An upgrade can rewrite every sample: say why the command is quiet for a while.
+                FileHandle.standardError.write(
+                    Data("Upgrading the database at \(databasePath) to this version; a large file takes a while…\n".utf8))
+            }
         } catch {
             throw CLIExit.storeFailure(error)
         }
