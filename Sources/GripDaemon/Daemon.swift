@@ -56,6 +56,11 @@ public final class Daemon: Sendable {
         let gate = StartGate(open: !configuration.replayWaitsForWatcher)
         let radio = configuration.replayPath == nil ? configuration.radio : nil
         let status = DaemonStatus(source: configuration.replayPath != nil ? "replay" : radio != nil ? "bluez" : "none")
+        // The watchdog confirms liveness only while none of these threads is stuck in one wake-up.
+        let liveness = ThreadLiveness()
+        let notifier = SystemdNotifier(
+            environment: environment, readyStatus: "Listening on \(configuration.socketPath)", liveness: liveness,
+            logger: logger)
         let store: RecordingStore
         do {
             store = try RecordingStore(path: configuration.databasePath) { migrations in
@@ -64,7 +69,7 @@ public final class Daemon: Sendable {
                     metadata: ["store.path": "\(configuration.databasePath)", "store.migrations": "\(migrations)"])
                 // systemd gives a start 90 s by default, and an upgrade that copies every sample of a big file on an
                 // SD card can take longer; stopped half way it rolls back and would start over at every restart.
-                SystemdNotifier(environment: environment, readyStatus: "", logger: logger).notify(
+                notifier.notify(
                     "EXTEND_TIMEOUT_USEC=\(Self.upgradeTimeoutMicros)\n"
                         + "STATUS=Upgrading the database at \(configuration.databasePath)")
             }
@@ -129,8 +134,6 @@ public final class Daemon: Sendable {
         }
         if profile.lacksCalibration { throw .missingCalibration(device: profile.name) }
         status.update { [identifier = profile.identifier] in $0.profile = identifier }
-        // The watchdog confirms liveness only while none of these threads is stuck in one wake-up.
-        let liveness = ThreadLiveness()
         let pipeline = Self.makePipeline(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle,
             settings: segmenterSettings, live: live, recorderFeed: recorderFeed, control: control,
@@ -165,9 +168,6 @@ public final class Daemon: Sendable {
             configuration: configuration, authorization: authorization, live: live, status: status, gate: gate,
             device: device, recorder: recorderChannels, reader: reader, sync: sync,
             importer: SignedDataImporter(config: configuration.file), liveness: liveness, pacing: pacing,
-            logger: logger)
-        let notifier = SystemdNotifier(
-            environment: environment, readyStatus: "Listening on \(configuration.socketPath)", liveness: liveness,
             logger: logger)
 
         var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]

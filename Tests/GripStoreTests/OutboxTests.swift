@@ -42,13 +42,26 @@ struct OutboxTests {
         })
     }
 
+    /// A recording begun on `store` and its chunk writer, created at `start`.
+    private static func liveRecording(
+        _ store: RecordingStore, start: ContinuousClock.Instant
+    ) throws -> (RecordingID, ChunkWriter) {
+        let id = try store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
+        return (id, ChunkWriter(store: store, recording: id, now: start))
+    }
+
+    private static func finish(_ writer: ChunkWriter) throws {
+        try writer.finish(
+            summary: RecordingSummaryValues(endedAt: Fixtures.date(minutes: 1), maxKilograms: 35, averageKilograms: 20),
+            efforts: [])
+    }
+
     @Test("a live recording lists its chunks every 10 s, not in every commit, and finishing lists the rest")
     func liveChunksListedOnCadence() throws {
         let fixture = try StoreFixture(.file)
         let store = fixture.store
-        let id = try store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
         let start = ContinuousClock.now
-        let writer = ChunkWriter(store: store, recording: id, now: start)
+        let (id, writer) = try Self.liveRecording(store, start: start)
         // 25 s at 80 Hz, fed as the recorder does: one 40 ms batch after another, host time advancing with the device.
         let samples = Fixtures.samples(count: 2_000)
         for batch in stride(from: 0, to: samples.count, by: 4) {
@@ -62,9 +75,7 @@ struct OutboxTests {
         #expect(beforeFinish.first?.sequences?.lowerBound == 0)
         #expect(try Self.listedSequences(store).count < commits)
 
-        try writer.finish(
-            summary: RecordingSummaryValues(endedAt: Fixtures.date(minutes: 1), maxKilograms: 35, averageKilograms: 20),
-            efforts: [])
+        try Self.finish(writer)
         #expect(try Self.listedSequences(store) == Self.storedSequences(store, id))
         // The finish lists them before the row that tells the server the recording is complete.
         let rows = try store.pendingOutbox(limit: 1_000)
@@ -75,9 +86,8 @@ struct OutboxTests {
     func chunksAfterTrimListed() throws {
         let fixture = try StoreFixture(.memory)
         let store = fixture.store
-        let id = try store.beginRecording(Fixtures.draft(), admission: Fixtures.admitAll)
         let start = ContinuousClock.now
-        let writer = ChunkWriter(store: store, recording: id, now: start)
+        let (id, writer) = try Self.liveRecording(store, start: start)
         let samples = Fixtures.samples(count: 400)
         // Commits at 1, 2, 10, 11 and 11.5 s: the third lists chunks 0...2, the last two stay unlisted.
         for (index, second) in zip(stride(from: 0, to: 200, by: 40), [1.0, 2, 10, 11, 11.5]) {
@@ -91,9 +101,7 @@ struct OutboxTests {
             try writer.append(samples[index..<index + 40], now: start + .seconds(12))
             try writer.flush(now: start + .seconds(12))
         }
-        try writer.finish(
-            summary: RecordingSummaryValues(endedAt: Fixtures.date(minutes: 1), maxKilograms: 35, averageKilograms: 20),
-            efforts: [])
+        try Self.finish(writer)
         // Chunk 1 was cut, 2...6 are new (2 was listed before with other samples): the server needs all six again.
         #expect(try Self.storedSequences(store, id) == Set(0...6))
         #expect(try Self.listedSequences(store, after: beforeTrim) == Set(1...6))
