@@ -19,7 +19,7 @@ final class AdvertisementSource: Service, CustomStringConvertible {
     let requests: DeviceRequests
     private let status: DaemonStatus
     private let outbox: Mailbox<DaemonReply>
-    private let link = AdvertisedLink()
+    private let link: AdvertisedLink
     private let logger: Logger
 
     var description: String { "AdvertisementSource" }
@@ -34,6 +34,7 @@ final class AdvertisementSource: Service, CustomStringConvertible {
         self.status = status
         self.outbox = outbox
         self.logger = logger
+        link = AdvertisedLink(silenceMicros: configuration.advertisementSilence.micros)
         let name = profile.name
         // An advertising device takes no commands: TARE is answered at once; WATCH has nothing to restart.
         requests = DeviceRequests(outbox: outbox) { request in
@@ -76,10 +77,18 @@ final class AdvertisementSource: Service, CustomStringConvertible {
                 let watch = try await current.watchManufacturerData(
                     manufacturerID, matching: criteria, adapter: configuration.adapter
                 ) { device, data, hostMicros in
-                    // D-Bus thread: the first advertisement after silence brings the link up, before its data.
-                    if link.noteAdvertisement(at: hostMicros, from: device.address, named: device.name) {
+                    // D-Bus thread: the first advertisement after silence brings the link up, before its data. One
+                    // that comes after the silence ran out, before the silence task noticed, ends the old link first,
+                    // as replay does (AdvertisementSilence).
+                    switch link.noteAdvertisement(at: hostMicros, from: device.address, named: device.name) {
+                    case .none:
+                        break
+                    case .up:
                         radio.pushLink(up: true)
                         wake.yield()
+                    case .downAndUp:
+                        radio.pushLink(up: false)
+                        radio.pushLink(up: true)
                     }
                     data.withUnsafeBytes { radio.pushNotification($0, hostMicros: hostMicros) }
                 }
@@ -112,7 +121,7 @@ final class AdvertisementSource: Service, CustomStringConvertible {
         // up again while this task was busy), so the state is read from the link, never from the wakes.
         var announced = false
         while !Task.isCancelled {
-            guard let (lastMicros, address, name) = link.current else {
+            guard let (downAtMicros, address, name) = link.current else {
                 announced = false
                 guard await wakes.next() != nil else { return }
                 continue
@@ -123,12 +132,12 @@ final class AdvertisementSource: Service, CustomStringConvertible {
                 logger.info("Device advertising", metadata: ["device.address": "\(address)", "device.name": "\(name ?? "")"])
                 setState("streaming", address: address, name: name)
             }
-            let remaining = lastMicros + configuration.advertisementSilence.micros - DeviceConnection.hostMicros()
+            let remaining = downAtMicros - DeviceConnection.hostMicros()
             if remaining > 0 {
                 try? await Task.sleep(for: .microseconds(remaining))
                 continue
             }
-            if link.markDown(ifSilentSince: lastMicros) {
+            if link.expire(at: DeviceConnection.hostMicros()) {
                 announced = false
                 radio.pushLink(up: false)
                 logger.warning("Device stopped advertising", metadata: [
@@ -151,47 +160,45 @@ final class AdvertisementSource: Service, CustomStringConvertible {
     }
 }
 
-/// Whether the advertising device is "connected": the time of its last advertisement, shared by the D-Bus thread
-/// (each advertisement) and the silence task (the deadline).
+/// Whether the advertising device is "connected" (GripWire's `AdvertisementSilence`, the rule replay follows too) and
+/// who sent the last advertisement, shared by the D-Bus thread (each advertisement) and the silence task (the deadline).
 final class AdvertisedLink: Sendable {
     private struct State {
-        var lastMicros: Int64
-        var address: String
+        var silence: AdvertisementSilence
+        var address = ""
         var name: String?
     }
 
-    private let state = Mutex<State?>(nil)
+    private let state: Mutex<State>
     /// One element per down → up transition, for the silence task.
     let wake = Wake()
 
-    /// The last advertisement's time and sender while the link is up; nil while it is down.
-    var current: (lastMicros: Int64, address: String, name: String?)? {
-        state.withLock { $0.map { ($0.lastMicros, $0.address, $0.name) } }
+    init(silenceMicros: Int64) {
+        state = Mutex(State(silence: AdvertisementSilence(silenceMicros: silenceMicros)))
     }
 
-    /// D-Bus thread: records an advertisement. - Returns: whether the link was down (it is up now).
-    func noteAdvertisement(at micros: Int64, from address: String, named name: String?) -> Bool {
-        state.withLock { current in
-            defer { current = State(lastMicros: micros, address: address, name: name) }
-            return current == nil
+    /// While the link is up: when it goes down unless another advertisement comes, and the last sender; else nil.
+    var current: (downAtMicros: Int64, address: String, name: String?)? {
+        state.withLock { state in state.silence.downAtMicros.map { ($0, state.address, state.name) } }
+    }
+
+    /// D-Bus thread: records an advertisement. - Returns: what it did to the link.
+    func noteAdvertisement(at micros: Int64, from address: String, named name: String?) -> AdvertisementSilence.Change {
+        state.withLock { state in
+            state.address = address
+            state.name = name
+            return state.silence.advertisement(at: micros)
         }
     }
 
-    /// Marks the link down if nothing arrived after `lastMicros`. - Returns: whether it went down.
-    func markDown(ifSilentSince lastMicros: Int64) -> Bool {
-        state.withLock { current in
-            guard let state = current, state.lastMicros == lastMicros else { return false }
-            current = nil
-            return true
-        }
+    /// Marks the link down if its silence has run out by `micros`. - Returns: whether it went down.
+    func expire(at micros: Int64) -> Bool {
+        state.withLock { $0.silence.expire(at: micros) }
     }
 
     /// Marks the link down whatever its last advertisement. - Returns: whether it was up.
     func markDown() -> Bool {
-        state.withLock { current in
-            defer { current = nil }
-            return current != nil
-        }
+        state.withLock { $0.silence.markDown() }
     }
 
     /// An async stream with one producer on the D-Bus thread and one consumer task.

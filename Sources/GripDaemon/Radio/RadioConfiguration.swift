@@ -1,3 +1,5 @@
+import GripWire
+
 /// How `griptrackd` finds and drives the device through BlueZ (the `[device]` section plus `--device`).
 public struct RadioConfiguration: Sendable, Equatable {
     /// How notifications reach the daemon.
@@ -30,9 +32,8 @@ public struct RadioConfiguration: Sendable, Equatable {
     public var retryInterval: Duration = .seconds(2)
     /// How long one discovery scan lasts before the next attempt.
     public var discoveryTimeout: Duration = .seconds(10)
-    /// An advertising device counts as gone after this long without an advertisement (the public clients use
-    /// 5–10 s).
-    public var advertisementSilence: Duration = .seconds(10)
+    /// An advertising device counts as gone after this long without an advertisement (`AdvertisementSilence`).
+    public var advertisementSilence: Duration = .microseconds(AdvertisementSilence.defaultSilenceMicros)
     /// First wait between connect attempts (doubles up to 5 s).
     public var connectBackoff: Duration = .milliseconds(250)
 

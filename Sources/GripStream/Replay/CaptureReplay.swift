@@ -172,6 +172,8 @@ private struct ReplayProducer {
     private let verdict: ProducerVerdict
     private var held: [RingInput] = []
     private var chosen = false
+    /// The advertising device's link, when the force comes in advertisements; nil for a connected device.
+    private var advertisedLink: AdvertisementSilence?
 
     init(option: UInt16?, ring: NotificationRing, speed: ReplaySpeed, verdict: ProducerVerdict) {
         pacer = Pacer(speed: speed)
@@ -219,8 +221,30 @@ private struct ReplayProducer {
         _ kind: RingEntryKind, _ handle: UInt16, _ hostMicros: Int64, _ value: UnsafeRawBufferPointer
     ) {
         pacer.wait(untilCaptureMicros: hostMicros)
+        if kind == .notification, handle == AdvertisementChannel.handle,
+           let change = advertisedLink?.advertisement(at: hostMicros) {
+            pushLinkChange(change, at: hostMicros)
+        }
         // SAFETY: `value` is only read by `pushWaiting`, which copies it into a slot before returning.
         _ = unsafe ring.pushWaiting(kind: kind, handle: handle, hostMicros: hostMicros, value: value)
+    }
+
+    /// An advertising device's link, as the daemon's advertisement source pushes it: up before the first data, and a
+    /// silence longer than the device's ends the link where it ran out (closing the effort under way open).
+    private func pushLinkChange(_ change: AdvertisementSilence.Change, at hostMicros: Int64) {
+        // SAFETY: an empty buffer; nothing is read from it.
+        let empty = unsafe UnsafeRawBufferPointer(start: nil, count: 0)
+        switch change {
+        case .none:
+            return
+        case .up:
+            // SAFETY: `empty` holds no bytes to read.
+            _ = unsafe ring.pushWaiting(kind: .connected, handle: 0, hostMicros: hostMicros, value: empty)
+        case .downAndUp(let downAtMicros):
+            // SAFETY: as above.
+            _ = unsafe ring.pushWaiting(kind: .disconnected, handle: 0, hostMicros: downAtMicros, value: empty)
+            _ = unsafe ring.pushWaiting(kind: .connected, handle: 0, hostMicros: hostMicros, value: empty)
+        }
     }
 
     /// Publishes the choice (before the first push, so the consumer sees it once it pops an entry) and pushes the
@@ -229,6 +253,9 @@ private struct ReplayProducer {
         guard let choice else { return }
         verdict.choice = choice
         chosen = true
+        if choice.profile.transport == .advertisement && choice.handle == AdvertisementChannel.handle {
+            advertisedLink = AdvertisementSilence()
+        }
         let entries = held
         held = []
         for entry in entries {
