@@ -54,6 +54,29 @@ struct RecorderPartsTests {
         #expect(Self.parse("RECORD", hand: "both").problem == "hand must be \"left\" or \"right\", got \"both\"")
     }
 
+    // A NUL reached the store, which kept only what came before it ("a\0b" was stored as "a").
+    @Test("RECORD refuses a label with a control character instead of storing part of it", arguments: [
+        ("a\u{0}b", "label has a control character (U+0000) at character 2; a label is one line of text"),
+        ("left\nright", "label has a control character (U+000A) at character 5; a label is one line of text"),
+        ("\u{1B}[2J", "label has a control character (U+001B) at character 1; a label is one line of text"),
+    ])
+    func recordRefusesControlCharacters(label: String, problem: String) {
+        #expect(Self.parse("RECORD", label: label).problem == problem)
+    }
+
+    @Test("PRO grant refuses a day the calendar does not have instead of rolling it into the next month",
+          arguments: ["2027-02-30", "2027-02-29T12:00:00Z", "2027-13-01", "2027-04-31", "2027-00-10"])
+    func proRefusesImpossibleDays(expires: String) {
+        #expect(Self.parse("PRO", action: "grant", expires: expires).problem?.hasPrefix("expires must be a date") == true)
+        #expect(GripStore.ManualOverride.expiry(from: expires) == nil)
+    }
+
+    @Test("a leap day and an ISO 8601 time with an offset are still read")
+    func leapDayAndOffsetAreRead() {
+        #expect(GripStore.ManualOverride.expiry(from: "2028-02-29") == Date(timeIntervalSince1970: 1_835_395_200))
+        #expect(GripStore.ManualOverride.expiry(from: "2027-03-01T01:00:00+01:00") == Date(timeIntervalSince1970: 1_803_859_200))
+    }
+
     @Test("PRO grant reads a day or an ISO 8601 time and refuses past or unreadable expiries and unknown actions")
     func proFields() {
         guard case .success(.pro(_, .grant(let note, let expires))) = Self.parse(

@@ -272,7 +272,8 @@ struct RecordClientTests {
         (["--speed", "10"], "--speed needs --replay FILE."),
         (["--duration", "0"], "--duration must be a number of seconds above 0, e.g. 60."),
         (["--hand", "both"], "The value 'both' is invalid for '--hand <hand>'. Please provide one of 'left' and 'right'."),
-        (["--label", String(repeating: "x", count: 201)], "--label is 201 bytes; at most 200 are stored. Shorten it."),
+        (["--label", String(repeating: "x", count: 201)], "--label is 201 bytes; at most 200 are allowed."),
+        (["--label", "a\tb"], "--label has a control character (U+0009) at character 2; a label is one line of text."),
     ])
     func usage(_ arguments: [String], message: String) throws {
         let runner = try CLIRunner()

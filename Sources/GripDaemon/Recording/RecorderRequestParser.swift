@@ -17,9 +17,6 @@ struct RequestProblem: Error, Equatable {
 /// Checks the fields of RECORD, STOP and PRO (PROTOCOL 1.1) on the socket thread, before anything reaches the
 /// recorder.
 enum RecorderRequestParser {
-    /// The longest label, in UTF-8 bytes.
-    static let labelLimit = 200
-
     /// - Parameters:
     ///   - now: Only for PRO grant: an expiry must be later than this.
     /// - Returns: The request for the recorder, or the problem to report.
@@ -36,9 +33,8 @@ enum RecorderRequestParser {
                 }
                 parsedHand = value
             }
-            if let label, label.utf8.count > labelLimit {
-                return .failure(RequestProblem(
-                    message: "label is \(label.utf8.count) bytes; at most \(labelLimit) are allowed"))
+            if let label, let problem = RecordingLabel.problem(label) {
+                return .failure(RequestProblem(message: "label " + problem))
             }
             return .success(.record(client, hand: parsedHand, label: label, save: save ?? true))
         case "STOP":

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GripConfig
 import GripDaemon
+import GripStore
 
 extension Griptrack {
     /// `griptrack record`: an explicit recording with a live readout, through griptrackd or an in-process daemon.
@@ -75,8 +76,8 @@ extension Griptrack {
             if immediate && !common.json {
                 throw ValidationError("--immediate changes how often --json prints SAMPLES; add --json (a screen redraws at most 25 times a second anyway).")
             }
-            if let label, label.utf8.count > 200 {
-                throw ValidationError("--label is \(label.utf8.count) bytes; at most 200 are stored. Shorten it.")
+            if let label, let problem = RecordingLabel.problem(label) {
+                throw ValidationError("--label \(problem).")
             }
         }
 
