@@ -114,12 +114,19 @@ public struct GriptrackConfig: Sendable, Equatable {
             if required { throw ConfigError(file: path, line: nil, key: nil, problem: "the file does not exist") }
             return GriptrackConfig()
         }
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
             throw ConfigError(file: path, line: nil, key: nil, problem: "cannot read it (\(error.localizedDescription))")
         }
+        if let bad = UTF8Check.firstInvalid(in: bytes) {
+            throw ConfigError(
+                file: path, line: bad.line, key: nil,
+                problem: "byte \(bad.byte) is not UTF-8; a configuration file is UTF-8 text, comments included "
+                    + "(re-save it as UTF-8)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
         var config = try parse(text, file: path)
         config.path = path
         try config.checkSyncFiles(lines: KeyLines(text))

@@ -23,6 +23,9 @@ extension Griptrack {
         @OptionGroup var common: CommonOptions
 
         func run() async throws {
+            // An invalid file is reported before anything else: the plan shown without a daemon depends on it, and
+            // griptrackd refuses to start with it.
+            let config = try common.loadConfig()
             let path = socket ?? DaemonConfiguration.defaultSocketPath
             let answer = await onOwnThread { Self.ask(path: path) }
             switch answer {
@@ -31,7 +34,7 @@ extension Griptrack {
                 if common.json { try printJSON(report) } else { print(report.text, terminator: "") }
             case .failure(let error):
                 var report = StatusReport(socket: path, unreachable: error)
-                report.localPlan = Self.localPlan(common)
+                report.localPlan = Self.localPlan(common, config: config)
                 if common.json { try printJSON(report) } else { print(report.text, terminator: "") }
                 throw error.exit.fail(error.description)
             }
@@ -53,10 +56,8 @@ extension Griptrack {
         }
 
         /// The plan as the personal database sees it, when it can be read.
-        static func localPlan(_ common: CommonOptions) -> StatusReport.LocalPlan? {
+        static func localPlan(_ common: CommonOptions, config: GriptrackConfig) -> StatusReport.LocalPlan? {
             guard FileManager.default.fileExists(atPath: common.databasePath),
-                  let config = try? GriptrackConfig.load(
-                      path: common.config ?? GriptrackConfig.defaultPath, required: common.config != nil),
                   let store = try? RecordingStore(path: common.databasePath) else { return nil }
             let context = AccessContext(bypass: config.entitlements.bypass)
             guard let status = try? store.accessStatus(context, now: Date()) else { return nil }

@@ -39,6 +39,9 @@ protocol RecordingLibrary {
 enum LibraryChoice {
     /// - Throws: exit 4 when a daemon is there but refuses this user or cannot be used; the store's exit codes.
     static func open(common: CommonOptions, socket: SocketOption) throws -> any RecordingLibrary {
+        // Read even when the daemon's library is used: an invalid file is reported wherever it is named, never
+        // passed over because this command happened not to need it.
+        _ = try common.loadConfig()
         if let db = common.db {
             return try LocalLibrary(common: common, database: DatabaseChoice(kind: .explicit, path: db))
         }
