@@ -37,7 +37,8 @@ protocol RecordingLibrary {
 /// Opens the library a store command works on: `--db` forces a file; otherwise griptrackd's database when a daemon
 /// answers on the socket, else the personal database.
 enum LibraryChoice {
-    /// - Throws: exit 4 when a daemon is there but refuses this user or cannot be used; the store's exit codes.
+    /// - Throws: exit 5 for an invalid configuration; exit 4 when a daemon is there but refuses this user or cannot be
+    ///   used; the store's exit codes.
     static func open(common: CommonOptions, socket: SocketOption) throws -> any RecordingLibrary {
         // Read even when the daemon's library is used: an invalid file is reported wherever it is named, never
         // passed over because this command happened not to need it.
