@@ -105,6 +105,7 @@ extension Griptrack {
                     + length.leftPadded(6) + "  " + String(row.effortCount).leftPadded(7) + "  "
                     + Format.kg(row.maxKilograms).leftPadded(8) + "  " + Format.kg(row.averageKilograms).leftPadded(8)
                 if row.state != .complete { line += "  (\(row.state.rawValue))" }
+                if let who = Format.handAndLabel(hand: row.hand?.rawValue, label: row.label) { line += "  " + who }
                 lines.append(line)
             }
             return lines.joined(separator: "\n") + "\n"
@@ -121,6 +122,8 @@ struct ListJSON: Encodable {
         var endedAt: Date?
         var device: String
         var profile: String
+        var hand: String?
+        var label: String?
         var state: String
         var efforts: Int
         var samples: Int
@@ -144,7 +147,8 @@ struct ListJSON: Encodable {
         recordings = list.visible.map {
             Item(
                 id: $0.id.rawValue, uuid: $0.uuid.uuidString.lowercased(), startedAt: $0.startedAt, endedAt: $0.endedAt, device: $0.device,
-                profile: $0.profile, state: $0.state.rawValue, efforts: $0.effortCount, samples: $0.sampleCount,
+                profile: $0.profile, hand: $0.hand?.rawValue, label: $0.label, state: $0.state.rawValue,
+                efforts: $0.effortCount, samples: $0.sampleCount,
                 maxKg: jsonKg($0.maxKilograms), avgKg: jsonKg($0.averageKilograms))
         }
         damaged = list.damaged.map { Damaged(id: $0.id, reason: $0.reason) }

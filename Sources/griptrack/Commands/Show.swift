@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripAnalysis
 import GripStore
 import GripSync
 
@@ -30,6 +31,11 @@ extension Griptrack {
         @Option(help: ArgumentHelp("Write a force–time chart as SVG to this file (Pro).", valueName: "file"))
         var svg: String?
 
+        @Flag(help: ArgumentHelp(
+            "Read the recording as an all-out test (24 maximal 7 s pulls, 3 s apart) and add critical force and W′.",
+            discussion: "Definitions: docs/metrics.md. Refused, with the reason, for fewer than 12 efforts."))
+        var criticalForce = false
+
         @Flag(help: "Leave out the terminal plot.")
         var noPlot = false
 
@@ -47,15 +53,18 @@ extension Griptrack {
             let imported = try library.importedFigures(of: row.id).map {
                 ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
             }
+            let critical = try criticalForce ? Self.criticalForceReport(efforts) : nil
             if common.json {
                 var json = ShowJSON(row: row, efforts: efforts, samples: samples)
                 json.database = library.database
                 json.imported = imported
+                json.criticalForce = critical
                 try printJSON(json)
                 return
             }
             print(Self.text(name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples, plot: !noPlot),
                   terminator: "")
+            if let critical { print("\n" + critical.text, terminator: "") }
             if let imported { print("\n" + imported.text, terminator: "") }
             if let svg { print("Chart written to \(svg)") }
         }
@@ -74,6 +83,15 @@ extension Griptrack {
             print(Self.text(name: name, row: row, efforts: detail.efforts, samples: detail.samples, plot: !noPlot),
                   terminator: "")
             if let svg { print("Chart written to \(svg)") }
+        }
+
+        /// - Throws: exit 1 naming why the efforts are not an all-out test.
+        static func criticalForceReport(_ efforts: [StoredEffort]) throws -> CriticalForceReport {
+            do throws(CriticalForce.Problem) {
+                return try CriticalForceReport(efforts: efforts)
+            } catch {
+                throw CLIExit.error.fail("no critical force: \(error)")
+            }
         }
 
         private func writeChart(
@@ -96,6 +114,7 @@ extension Griptrack {
             var lines: [String] = []
             let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "still recording"
             lines.append("\(name): \(Format.second(row.startedAt)), \(length), \(row.profile) (\(row.device))")
+            if let who = Format.handAndLabel(hand: row.hand?.rawValue, label: row.label) { lines.append(who) }
             var summary = "\(efforts.count) effort\(efforts.count == 1 ? "" : "s"), max \(Format.kg(row.maxKilograms)), "
                 + "average \(Format.kg(row.averageKilograms)), \(row.sampleCount) samples"
             if row.state != .complete { summary += ", \(row.state.rawValue)" }
@@ -156,11 +175,14 @@ struct ShowJSON: Encodable {
     var database: DatabaseChoice?
     /// For an imported test: the app's figures beside griptrack's (absent otherwise).
     var imported: ImportComparison? = nil
+    /// `--critical-force`: the recording read as an all-out test (absent otherwise).
+    var criticalForce: CriticalForceReport? = nil
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         recording = ListJSON.Item(
             id: row.id.rawValue, uuid: row.uuid.uuidString.lowercased(), startedAt: row.startedAt, endedAt: row.endedAt, device: row.device,
-            profile: row.profile, state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
+            profile: row.profile, hand: row.hand?.rawValue, label: row.label, state: row.state.rawValue,
+            efforts: row.effortCount, samples: row.sampleCount,
             maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms))
         let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
         self.efforts = efforts.map {

@@ -8,6 +8,12 @@ enum Format {
     /// `2026-01-04 10:12:03` in the local time zone.
     static func second(_ date: Date) -> String { formatter("yyyy-MM-dd HH:mm:ss").string(from: date) }
 
+    /// `right hand, “warm-up”`: what the person said about a recording, or nil when nothing.
+    static func handAndLabel(hand: String?, label: String?) -> String? {
+        let parts = [hand.map { "\($0) hand" }, label.map { "“\($0)”" }].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
     /// `2026-01-04` in the local time zone.
     static func day(_ date: Date) -> String { formatter("yyyy-MM-dd").string(from: date) }
 
