@@ -19,8 +19,9 @@ enum PipelineCommandOutcome: Sendable, Equatable {
     /// Otherwise a new one opened at the last sample (its `recordingStarted` came just before), or opens with the
     /// stream's first sample.
     case began(token: Int, adopted: Bool)
-    /// `wasOpen`: a recording was open (its closing events came just before).
-    case ended(token: Int, wasOpen: Bool)
+    /// The recording ended; if one was open, its closing events came just before (the recorder learns whether one
+    /// was from those events, so no flag rides here).
+    case ended(token: Int)
 }
 
 /// The mailbox through which other threads (the recorder, the radio's device control) hand commands to the consumer

@@ -222,8 +222,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             let adopted = processor.beginRecording(output: output)
             outcome(.began(token: token, adopted: adopted))
         case .endRecording(let token):
-            let wasOpen = processor.endRecording(output: output)
-            outcome(.ended(token: token, wasOpen: wasOpen))
+            processor.endRecording(output: output)
+            outcome(.ended(token: token))
         case .measurementStoppedIdle:
             processor.endAutomaticRecording(output: output)
         }

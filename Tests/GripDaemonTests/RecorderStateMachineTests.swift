@@ -90,7 +90,7 @@ struct RecorderStateMachineTests {
             .publish,
             .report(.finished(.init(id: Self.row12, explicit: true, hand: .right, label: "repeaters", efforts: 0))),
         ])
-        #expect(machine.handle(.applied(.ended(token: 2, wasOpen: true))).isEmpty)
+        #expect(machine.handle(.applied(.ended(token: 2))).isEmpty)
     }
 
     @Test("RECORD while the automatic recording is starting claims it for the RECORD's own row: one row")
@@ -250,7 +250,7 @@ struct RecorderStateMachineTests {
         #expect(machine.sampleRoute == .inside)
         // STOP with no sample reaching the segmenter's end: the outcome finishes it.
         #expect(machine.handle(.stop(Self.alice)) == [.pipeline(.endRecording(token: 2))])
-        #expect(machine.handle(.applied(.ended(token: 2, wasOpen: true))) == [
+        #expect(machine.handle(.applied(.ended(token: 2))) == [
             .finish(.init(id: Self.row13, recording: nil)), .forget,
         ])
     }

@@ -421,8 +421,7 @@ struct RecorderStateMachine {
                 actions.append(.describe(id, hand: begin.request.hand, label: begin.request.label))
             }
             started(open, begin, &actions)
-        case .ended(let token, let wasOpen):
-            _ = wasOpen
+        case .ended(let token):
             if case .ending(let open, let ending) = state, ending == token {
                 // The consumer's closing events come before this outcome, so nothing closed it: it had no sample
                 // yet (or the feed lost its end). Finish it as it is.

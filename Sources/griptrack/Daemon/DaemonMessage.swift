@@ -1,7 +1,8 @@
 import Foundation
 
-/// One line griptrackd sends (docs/protocol.md, protocol 1.1), typed. Fields the client does not use are not
-/// decoded; unknown classes become `.unknown` and are ignored, as the protocol asks.
+/// One line griptrackd sends (docs/protocol.md; written against protocol 1.4, reading what 1.0–1.4 daemons send),
+/// typed. Fields the client does not use are not decoded; unknown classes become `.unknown` and are ignored, as the
+/// protocol asks.
 enum DaemonMessage: Equatable, Sendable {
     case version(Version)
     case watch(enabled: Bool)
