@@ -81,9 +81,12 @@ var package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // The Tindeq app's CSV exports (and griptrack's own CSV export) ↔ typed imports and samples. Pure: it takes
-        // bytes and a file name, never reads a file.
-        .target(name: "GripImport", dependencies: ["GripAnalysis"], swiftSettings: strictSwift),
+        // zlib's inflate and crc32 for GripImport's zip reader (a repeaters bundle): computation on bytes, no I/O.
+        .systemLibrary(name: "CZlibInflate", path: "Sources/CZlibInflate", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The Tindeq app's CSV exports (and griptrack's own CSV export) ↔ typed imports and samples, and the zip a
+        // repeaters bundle comes in. Pure: it takes bytes (whole, or a chunk at a time) and a file name, never reads
+        // a file.
+        .target(name: "GripImport", dependencies: ["GripAnalysis", "GripWire", "CZlibInflate"], swiftSettings: strictSwift),
         // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
         .target(
             name: "GripConfig",
@@ -150,7 +153,8 @@ var package = Package(
         ),
         .testTarget(
             name: "GripImportTests",
-            dependencies: ["GripImport", "GripAnalysis", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["GripImport", "GripAnalysis", "GripWire", "CZlibInflate",
+                           .product(name: "PropertyBased", package: "swift-property-based")],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
