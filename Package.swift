@@ -41,7 +41,6 @@ var package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
@@ -113,8 +112,8 @@ var package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // record/devices/status: the daemon client, the in-process daemon (--replay, --direct), BlueZ.
                 "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
-                // import: the Tindeq app's exports; a repeaters bundle is a zip.
-                "GripImport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // import: the Tindeq app's exports (a repeaters bundle's zip too: GripImport reads it).
+                "GripImport",
                 // sync, list --everywhere.
                 "GripSync",
             ],
