@@ -235,6 +235,9 @@ if fuzzing {
             name: "fuzz-monitor", dependencies: ["GripWire", "FuzzSupport"], path: "Fuzz/monitor",
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
+            name: "fuzz-import", dependencies: ["GripImport", "GripAnalysis", "FuzzSupport"], path: "Fuzz/import",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
             name: "fuzz-store",
             dependencies: ["GripStore", "FuzzSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Fuzz/store", swiftSettings: strictSwift, linkerSettings: fuzzLink),
