@@ -13,11 +13,11 @@ extension Griptrack {
             discussion: """
                 Reads peak force, endurance, RFD and critical force exports (.csv), repeaters bundles (the .zip \
                 with info.csv and data_set_N.csv, or its unzipped folder) and `griptrack export --format csv` \
-                files. Every file is read and checked first: a malformed one is refused with file:line and what is \
-                wrong (exit 5), and then nothing is stored. Each file then becomes one recording, stored whole in \
-                one transaction through the free plan's limit, with griptrack's efforts and the app's own figures \
-                beside them (`griptrack show ID` compares them). A recording the limit refuses is not stored, the \
-                reason is printed and griptrack exits 3; files stored before it stay stored. Layouts: docs/import.md.
+                files. Every file is read and checked first (--dry-run makes the same checks): a malformed one is \
+                refused with file:line and what is wrong (exit 5), and then nothing is stored. Each file then \
+                becomes one recording, all stored in one transaction through the free plan's limit, with griptrack's \
+                efforts and the app's own figures beside them (`griptrack show ID` compares them). If the limit \
+                refuses one, none is stored, the reason is printed and griptrack exits 3. Layouts: docs/import.md.
                 """
         )
 
