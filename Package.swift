@@ -41,7 +41,6 @@ var package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
@@ -81,9 +80,12 @@ var package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // The Tindeq app's CSV exports (and griptrack's own CSV export) ↔ typed imports and samples. Pure: it takes
-        // bytes and a file name, never reads a file.
-        .target(name: "GripImport", dependencies: ["GripAnalysis"], swiftSettings: strictSwift),
+        // zlib's inflate and crc32 for GripImport's zip reader (a repeaters bundle): computation on bytes, no I/O.
+        .systemLibrary(name: "CZlibInflate", path: "Sources/CZlibInflate", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The Tindeq app's CSV exports (and griptrack's own CSV export) ↔ typed imports and samples, and the zip a
+        // repeaters bundle comes in. Pure: it takes bytes (whole, or a chunk at a time) and a file name, never reads
+        // a file.
+        .target(name: "GripImport", dependencies: ["GripAnalysis", "GripWire", "CZlibInflate"], swiftSettings: strictSwift),
         // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
         .target(
             name: "GripConfig",
@@ -110,8 +112,8 @@ var package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // record/devices/status: the daemon client, the in-process daemon (--replay, --direct), BlueZ.
                 "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
-                // import: the Tindeq app's exports; a repeaters bundle is a zip.
-                "GripImport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // import: the Tindeq app's exports (a repeaters bundle's zip too: GripImport reads it).
+                "GripImport",
                 // sync, list --everywhere.
                 "GripSync",
             ],
@@ -150,7 +152,8 @@ var package = Package(
         ),
         .testTarget(
             name: "GripImportTests",
-            dependencies: ["GripImport", "GripAnalysis", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["GripImport", "GripAnalysis", "GripWire", "CZlibInflate",
+                           .product(name: "PropertyBased", package: "swift-property-based")],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
@@ -230,6 +233,9 @@ if fuzzing {
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
             name: "fuzz-monitor", dependencies: ["GripWire", "FuzzSupport"], path: "Fuzz/monitor",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-import", dependencies: ["GripImport", "GripAnalysis", "FuzzSupport"], path: "Fuzz/import",
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
             name: "fuzz-store",

@@ -131,13 +131,49 @@ public struct EffortMetrics: Sendable, Equatable {
             let before = Double(trace[index - 1].kilograms)
             let after = Double(trace[index].kilograms)
             if before < level, level <= after {
-                let fraction = (level - before) / (after - before)
-                let t0 = Double(trace[index - 1].micros)
-                return t0 + fraction * (Double(trace[index].micros) - t0)
+                return crossingMicros(level, from: trace[index - 1], to: trace[index])
             }
             index += 1
         }
         return nil
+    }
+
+    /// Where the segment from `before` to `after` reaches `level`, linearly interpolated (stream µs, fractional).
+    static func crossingMicros(_ level: Double, from before: ForceSample, to after: ForceSample) -> Double {
+        let low = Double(before.kilograms)
+        let fraction = (level - low) / (Double(after.kilograms) - low)
+        let t0 = Double(before.micros)
+        return t0 + fraction * (Double(after.micros) - t0)
+    }
+
+    /// ``rfd2080(of:peakKg:)`` over a series fed one sample at a time, for one too long to hold (an import read as
+    /// it streams); Fmax must be known first (a first pass over the series).
+    public struct RFD2080Stream: Sendable {
+        private let fmax: Float
+        private var previous: ForceSample?
+        private var t20: Double?
+        private var t80: Double?
+
+        /// - Parameter peakKg: Fmax, the raw maximum of the whole series.
+        public init(peakKg: Float) { fmax = peakKg }
+
+        /// Takes the next sample in time order.
+        public mutating func ingest(_ sample: ForceSample) {
+            defer { previous = sample }
+            guard let previous, t20 == nil || t80 == nil else { return }
+            let before = Double(previous.kilograms)
+            let after = Double(sample.kilograms)
+            let low = 0.2 * Double(fmax)
+            let high = 0.8 * Double(fmax)
+            if t20 == nil, before < low, low <= after { t20 = EffortMetrics.crossingMicros(low, from: previous, to: sample) }
+            if t80 == nil, before < high, high <= after { t80 = EffortMetrics.crossingMicros(high, from: previous, to: sample) }
+        }
+
+        /// kg/s, or `nil` as ``rfd2080(of:peakKg:)`` gives it.
+        public var value: Double? {
+            guard fmax > 0, fmax.isFinite, let t20, let t80, t80 > t20 else { return nil }
+            return 0.6 * Double(fmax) / ((t80 - t20) / 1e6)
+        }
     }
 
     /// F(t): the trace linearly interpolated at `micros`, held constant beyond its ends (kg).

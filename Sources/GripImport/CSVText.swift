@@ -8,9 +8,39 @@ struct CSVLine: Sendable, Equatable {
 
     /// The first field, trimmed and lowercased, for matching labels.
     var key: String { fields.first.map { $0.trimmingSpaces.lowercased() } ?? "" }
+
+    /// The fields without the empty ones at the end: a spreadsheet that re-saves an export pads every line with
+    /// commas up to its widest line (`time,weight,,,`), which adds no value.
+    var withoutTrailingEmptyFields: [String] {
+        var fields = self.fields
+        while fields.count > 1, let last = fields.last, last.trimmingSpaces.isEmpty { fields.removeLast() }
+        return fields
+    }
 }
 
-/// Splits the text of a CSV export into lines and fields.
+/// Where the bytes of one file come from, a piece at a time, so that a long export is never held whole: the CLI reads
+/// a file in chunks; a zip entry or a test hands over one array (``InMemoryBytes``).
+public protocol ImportByteSource {
+    /// The next bytes of the file, or `nil` at its end.
+    ///
+    /// - Throws: Whatever reading fails with; the parser passes it on unchanged.
+    mutating func nextChunk() throws -> [UInt8]?
+}
+
+/// A file already in memory, handed over in one piece.
+public struct InMemoryBytes: ImportByteSource, Sendable {
+    private var bytes: [UInt8]?
+
+    /// Wraps the bytes of a whole file.
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public mutating func nextChunk() -> [UInt8]? {
+        defer { bytes = nil }
+        return bytes
+    }
+}
+
+/// Splits the text of a CSV export into lines and fields, one line at a time, as its bytes arrive.
 ///
 /// The app writes CRLF, editors and griptrack's tests LF; both (and a lone CR) end a line. Fields may be quoted with
 /// `"` (the endurance test names a field `"Target Zone, lower(% of mvc)"`), with `""` for a quote inside; a quoted
@@ -18,30 +48,104 @@ struct CSVLine: Sendable, Equatable {
 ///
 /// It works on the UTF-8 bytes, not on `Character`s: the structure (`,` `"` CR LF) is ASCII, which never occurs
 /// inside a multi-byte UTF-8 sequence, and a long export (an hour at 80 Hz is 300,000 lines) splits several times
-/// faster without grapheme breaking.
-enum CSVText {
-    static func lines(_ bytes: [UInt8], file: String) throws(GripImportError) -> [CSVLine] {
-        var result: [CSVLine] = []
-        var start = 0
-        // A UTF-8 byte order mark, as spreadsheet programs write, is not part of the first field.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        var number = 0
-        var index = start
-        while index <= bytes.count {
-            if index == bytes.count || bytes[index] == 0x0A || bytes[index] == 0x0D {
-                number += 1
-                result.append(CSVLine(number: number, fields: try fields(of: bytes[start..<index], line: number, file: file)))
-                if index + 1 < bytes.count, bytes[index] == 0x0D, bytes[index + 1] == 0x0A { index += 1 }
-                start = index + 1
-            }
-            index += 1
+/// faster without grapheme breaking. Only the line being read is kept (and the rest of the chunk it came in), so
+/// memory does not grow with the file; a line longer than ``maximumLineBytes`` is refused rather than buffered.
+struct CSVLines<Source: ImportByteSource> {
+    /// Far longer than any line of an export (the app's widest header is a few hundred bytes), short enough that a
+    /// file without line breaks cannot make the reader buffer it whole.
+    static var maximumLineBytes: Int { 1 << 16 }
+
+    private var source: Source
+    let file: String
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var ended = false
+    private var started = false
+    private var number = 0
+    private var pushedBack: CSVLine?
+
+    init(_ source: Source, file: String) {
+        self.source = source
+        self.file = file
+    }
+
+    /// The number of the last line read (0 before the first).
+    var lastNumber: Int { number }
+
+    /// Gives `line` back, so that the next ``next()`` returns it again (one line of look-ahead).
+    mutating func pushBack(_ line: CSVLine) { pushedBack = line }
+
+    /// The next line, or `nil` at the end of the file. The final line break is not followed by a line.
+    mutating func next() throws -> CSVLine? {
+        if let line = pushedBack {
+            pushedBack = nil
+            return line
         }
-        // The final line break leaves one empty line behind; it is not a line of the file.
-        if let last = result.last, last.fields == [""] { result.removeLast() }
+        while true {
+            var index = position
+            let count = buffer.count
+            while index < count, buffer[index] != 0x0A, buffer[index] != 0x0D { index += 1 }
+            // A CR as the last byte read may be the first half of a CRLF: read on before deciding.
+            if index < count, !(buffer[index] == 0x0D && index + 1 == count && !ended) {
+                let line = try makeLine(position..<index)
+                position = index + 1
+                if buffer[index] == 0x0D, position < count, buffer[position] == 0x0A { position += 1 }
+                return line
+            }
+            if ended {
+                guard position < count else { return nil }
+                let line = try makeLine(position..<count)
+                position = count
+                return line
+            }
+            if count - position > Self.maximumLineBytes {
+                throw GripImportError(
+                    file: file, line: number + 1,
+                    "a line longer than \(Self.maximumLineBytes) bytes: this is not a CSV export")
+            }
+            buffer.removeSubrange(0..<position)
+            position = 0
+            if let chunk = try source.nextChunk() {
+                buffer.append(contentsOf: chunk)
+                if !started, buffer.count >= 3 || chunk.isEmpty {
+                    started = true
+                    // A UTF-8 byte order mark, as spreadsheet programs write, is not part of the first field.
+                    if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+                }
+            } else {
+                ended = true
+                if !started, buffer.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+                started = true
+            }
+        }
+    }
+
+    private mutating func makeLine(_ range: Range<Int>) throws -> CSVLine {
+        number += 1
+        let bytes = buffer[range]
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw GripImportError(file: file, line: number, "not UTF-8 text: is this a CSV export?")
+        }
+        return CSVLine(number: number, fields: try CSVText.fields(of: bytes, line: number, file: file))
+    }
+}
+
+enum CSVText {
+    /// Every line of a file in memory (tests, and the small files of a bundle).
+    static func lines(_ bytes: [UInt8], file: String) throws(GripImportError) -> [CSVLine] {
+        var reader = CSVLines(InMemoryBytes(bytes), file: file)
+        var result: [CSVLine] = []
+        do {
+            while let line = try reader.next() { result.append(line) }
+        } catch let error as GripImportError {
+            throw error
+        } catch {
+            preconditionFailure("bytes in memory cannot fail to read: \(error)")
+        }
         return result
     }
 
-    private static func fields(of line: ArraySlice<UInt8>, line number: Int, file: String) throws(GripImportError) -> [String] {
+    static func fields(of line: ArraySlice<UInt8>, line number: Int, file: String) throws(GripImportError) -> [String] {
         let quote: UInt8 = 0x22
         let comma: UInt8 = 0x2C
         // The common case, a line without quotes, is a plain split.

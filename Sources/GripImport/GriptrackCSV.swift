@@ -10,6 +10,14 @@ import GripAnalysis
 public enum GriptrackCSV {
     /// The header field that holds the first sample's time on the recording's timeline (µs).
     public static let originField = "time origin (us)"
+    /// The header field that lists where the recording's stream was interrupted (a link drop): the times (µs, the
+    /// recording's timeline, separated by spaces) after which the segmenter was told of an interruption, so that an
+    /// import cuts the same efforts open at the same places.
+    public static let linkDropsField = "link drops (us)"
+    /// The hand the user set (`left`, `right`), empty when none.
+    public static let handField = "hand"
+    /// The label the user set, empty when none.
+    public static let labelField = "label"
 
     /// Writes a recording as CSV.
     ///

@@ -11,29 +11,101 @@ public struct ImportAnalysis: Sendable, Equatable {
     public var rejectedSamples: Int
 }
 
+/// Cuts an imported series into efforts as it streams, exactly as `griptrack record` cuts a live stream: one explicit
+/// recording from the first sample to the last, interrupted where the export says the link dropped, so an effort cut
+/// open there stays open.
+///
+/// The whole series' RFD needs its maximum first: pass the samples through ``rfd`` again once all have been
+/// ingested (``TindeqExport/analyse(settings:)`` does both for samples in memory).
+public struct ImportAnalyser {
+    private var segmenter: EffortSegmenter
+    private var recording: Recording?
+    private var first: ForceSample?
+    private var last: ForceSample?
+    private var maxKg: Float?
+
+    /// - Parameter settings: The segmenter's settings (the same defaults as a replay).
+    public init(settings: SegmenterSettings = .init()) {
+        segmenter = EffortSegmenter(settings: settings)
+    }
+
+    /// Takes the next sample, in time order.
+    public mutating func ingest(_ sample: ForceSample) {
+        var ended: Recording? = nil
+        let emit: (SegmentEvent) -> Void = { event in
+            if case .recordingEnded(let recording) = event { ended = recording }
+        }
+        if first == nil {
+            first = sample
+            segmenter.beginRecording(atMicros: sample.micros, emit: emit)
+        }
+        segmenter.ingest(micros: sample.micros, kilograms: sample.kilograms, emit: emit)
+        last = sample
+        maxKg = max(maxKg ?? sample.kilograms, sample.kilograms)
+        if let ended { recording = ended }
+    }
+
+    /// The stream was interrupted (the export lists a link drop here): an effort in progress ends open.
+    public mutating func interruption() {
+        guard last != nil else { return }
+        segmenter.interruption { _ in }
+    }
+
+    /// Ends the stream and returns the recording; ``ImportAnalysis/wholeSeriesRFD2080`` is `nil` until set from
+    /// a second pass through ``rfd``.
+    public mutating func finish() -> ImportAnalysis {
+        var ended: Recording? = nil
+        segmenter.endOfStream { event in
+            if case .recordingEnded(let recording) = event { ended = recording }
+        }
+        if let ended { recording = ended }
+        let start = first?.micros ?? 0
+        return ImportAnalysis(
+            recording: recording
+                ?? Recording(startMicros: start, endMicros: last?.micros ?? start, efforts: [], falseStartsDropped: 0),
+            wholeSeriesRFD2080: nil, rejectedSamples: segmenter.rejectedSamples)
+    }
+
+    /// The whole series' RFD 20–80 %, to be fed every sample again once this analyser has seen them all.
+    public var rfd: EffortMetrics.RFD2080Stream { EffortMetrics.RFD2080Stream(peakKg: maxKg ?? 0) }
+}
+
+/// Where an export says the stream was interrupted, walked in step with the samples: an interruption comes before
+/// the first sample after a drop's time.
+struct LinkDropCursor {
+    private let drops: [Int64]
+    private var next = 0
+
+    init(_ drops: [Int64]) { self.drops = drops.sorted() }
+
+    /// Whether the stream was interrupted before a sample at `micros` (each drop counts once).
+    mutating func interrupts(before micros: Int64) -> Bool {
+        var interrupted = false
+        while next < drops.count, drops[next] < micros {
+            interrupted = true
+            next += 1
+        }
+        return interrupted
+    }
+}
+
 extension TindeqExport {
-    /// Runs the samples through ``EffortSegmenter`` as one explicit recording (it starts at the first sample and ends
-    /// at the last), exactly as `griptrack record` cuts a live stream.
+    /// Runs ``samples`` through ``ImportAnalyser``: one explicit recording from the first sample to the last,
+    /// interrupted at ``linkDrops``.
     ///
     /// - Parameter settings: The segmenter's settings (the same defaults as a replay).
     /// - Returns: The recording with its efforts, and the whole series' RFD 20–80 %.
     public func analyse(settings: SegmenterSettings = .init()) -> ImportAnalysis {
-        var segmenter = EffortSegmenter(settings: settings)
-        var recording: Recording? = nil
-        let emit: (SegmentEvent) -> Void = { event in
-            if case .recordingEnded(let ended) = event { recording = ended }
-        }
-        if let first = samples.first {
-            segmenter.beginRecording(atMicros: first.micros, emit: emit)
-        }
+        var analyser = ImportAnalyser(settings: settings)
+        var drops = LinkDropCursor(linkDrops)
         for sample in samples {
-            segmenter.ingest(micros: sample.micros, kilograms: sample.kilograms, emit: emit)
+            if drops.interrupts(before: sample.micros) { analyser.interruption() }
+            analyser.ingest(sample)
         }
-        segmenter.endOfStream(emit: emit)
-        let start = samples.first?.micros ?? 0
-        return ImportAnalysis(
-            recording: recording
-                ?? Recording(startMicros: start, endMicros: samples.last?.micros ?? start, efforts: [], falseStartsDropped: 0),
-            wholeSeriesRFD2080: EffortMetrics.rfd2080(of: samples), rejectedSamples: segmenter.rejectedSamples)
+        var analysis = analyser.finish()
+        var rfd = analyser.rfd
+        for sample in samples { rfd.ingest(sample) }
+        analysis.wholeSeriesRFD2080 = rfd.value
+        return analysis
     }
 }

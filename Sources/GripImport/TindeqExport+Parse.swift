@@ -1,4 +1,5 @@
 import GripAnalysis
+import GripWire
 
 /// A file's name and contents, as the CLI read them from disk or from a zip.
 public struct NamedFile: Sendable, Equatable {
@@ -15,8 +16,7 @@ public struct NamedFile: Sendable, Equatable {
 }
 
 extension TindeqExport {
-    /// Reads one CSV export: a peak, endurance, RFD or critical-force test from the app, or a recording griptrack
-    /// exported. No I/O: the caller reads the file.
+    /// Reads one CSV export held in memory, keeping its samples in ``samples``. No I/O: the caller reads the file.
     ///
     /// - Parameters:
     ///   - bytes: The file's contents (UTF-8; CRLF or LF).
@@ -24,12 +24,40 @@ extension TindeqExport {
     /// - Returns: The typed import.
     /// - Throws: ``GripImportError`` naming the line and what is wrong; nothing is returned for a malformed file.
     public static func parse(_ bytes: [UInt8], fileName: String) throws(GripImportError) -> TindeqExport {
-        let lines = try CSVText.lines(try utf8(bytes, file: fileName), file: fileName)
-        guard let first = lines.first(where: { !$0.isBlank }) else {
-            throw GripImportError(file: fileName, line: nil, "the file is empty")
+        var samples: [ForceSample] = []
+        var export = try inMemory { () throws in
+            try read(InMemoryBytes(bytes), fileName: fileName) { samples.append($0) }
         }
-        if first.key == "date" && first.fields.count == 2 {
-            return try parseGriptrack(lines, file: fileName)
+        export.samples = samples
+        return export
+    }
+
+    /// Reads one CSV export as its bytes arrive: a peak, endurance, RFD or critical-force test from the app, or a
+    /// recording griptrack exported. Each sample is handed to `sample` as soon as it is read and checked, and is not
+    /// kept, so memory does not grow with the file (``samples`` stays empty; ``series`` sums the samples up).
+    ///
+    /// - Parameters:
+    ///   - source: The file's bytes, a chunk at a time.
+    ///   - fileName: The name to use in errors and in the result.
+    ///   - interruption: Called where the export lists a link drop (``linkDrops``), before the first sample after it.
+    ///   - sample: Called with every sample in time order, on the file's timeline.
+    /// - Returns: The typed import, without its samples.
+    /// - Throws: ``GripImportError`` naming the line and what is wrong, or what `source` threw. Samples already
+    ///   handed to `sample` belong to a file that is refused.
+    public static func read<Source: ImportByteSource>(
+        _ source: Source, fileName: String, interruption: () -> Void = {}, sample: (ForceSample) -> Void
+    ) throws -> TindeqExport {
+        var lines = CSVLines(source, file: fileName)
+        var first: CSVLine? = nil
+        while let line = try lines.next() {
+            if !line.isBlank {
+                first = line
+                break
+            }
+        }
+        guard let first else { throw GripImportError(file: fileName, line: nil, "the file is empty") }
+        if first.key == "date" && first.withoutTrailingEmptyFields.count == 2 {
+            return try readGriptrack(first: first, &lines, file: fileName, interruption: interruption, sample: sample)
         }
         guard first.key == "date", first.number == 1 else {
             if first.key == "time" || first.fields.first?.trimmingSpaces.isEmpty == true {
@@ -41,7 +69,7 @@ extension TindeqExport {
                 file: fileName, line: first.number,
                 "not a Tindeq export: the first line should name the fields, starting with `date` (found \"\(first.fields.first ?? "")\")")
         }
-        let header = try tableHeader(lines, file: fileName)
+        let header = try tableHeader(names: first, values: try lines.next(), file: fileName)
         let names = Set(header.fields.map { $0.field.name.lowercased() })
         let test: TindeqTest
         if names.contains("rfd2080") || names.contains("intervalthreshold") {
@@ -62,10 +90,11 @@ extension TindeqExport {
                 "unknown test: the fields name none of peak (max weight), endurance (max, avg), RFD (rfd2080) or critical force")
         }
         var export = try exportFromHeader(header, test: test, file: fileName)
-        let body = try parseBody(lines, from: header.bodyStart, file: fileName)
-        export.samples = body.samples
-        export.figures.reps = body.reps
-        export.figures.thresholdCrossings = body.crossings
+        var check = SeriesCheck(device: TindeqProgressor())
+        let blocks = try readBody(&lines, file: fileName, check: &check, offset: 0, sample: sample)
+        export.series = check.summary
+        export.figures.reps = blocks.reps
+        export.figures.thresholdCrossings = blocks.crossings
         return export
     }
 
@@ -78,16 +107,30 @@ extension TindeqExport {
     ///   - bundle: The zip's or folder's name (for the result).
     ///   - info: `info.csv`.
     ///   - dataSets: `data_set_1.csv`, `data_set_2.csv`, … in set order.
-    /// - Returns: The typed import, test ``TindeqTest/repeaters``.
+    /// - Returns: The typed import, test ``TindeqTest/repeaters``, with its samples.
     /// - Throws: ``GripImportError`` naming the file inside the bundle and the line.
     public static func parseRepeaters(
         bundle: String, info: NamedFile, dataSets: [NamedFile]
     ) throws(GripImportError) -> TindeqExport {
+        var samples: [ForceSample] = []
+        var export = try inMemory { () throws in
+            try readRepeaters(bundle: bundle, info: info, dataSets: dataSets) { samples.append($0) }
+        }
+        export.samples = samples
+        return export
+    }
+
+    /// ``parseRepeaters(bundle:info:dataSets:)`` handing each sample to `sample` instead of keeping it.
+    ///
+    /// - Throws: ``GripImportError`` naming the file inside the bundle and the line.
+    public static func readRepeaters(
+        bundle: String, info: NamedFile, dataSets: [NamedFile], sample: (ForceSample) -> Void
+    ) throws(GripImportError) -> TindeqExport {
         let lines = try CSVText.lines(try utf8(info.bytes, file: info.name), file: info.name)
-        guard lines.first?.key == "date" else {
+        guard let names = lines.first, names.key == "date" else {
             throw GripImportError(file: info.name, line: 1, "not a repeaters info.csv: the first line should name the fields, starting with `date`")
         }
-        let header = try tableHeader(lines, file: info.name)
+        let header = try tableHeader(names: names, values: lines.count > 1 ? lines[1] : nil, file: info.name)
         guard !dataSets.isEmpty else {
             throw GripImportError(file: bundle, line: nil, "no data_set_N.csv beside info.csv: the bundle has no force series")
         }
@@ -99,18 +142,42 @@ extension TindeqExport {
         {
             pauseMicros = Int64((seconds * 1_000_000).rounded())
         }
-        var samples: [ForceSample] = []
+        var check = SeriesCheck(device: TindeqProgressor())
         for (index, dataSet) in dataSets.enumerated() {
-            let setLines = try CSVText.lines(try utf8(dataSet.bytes, file: dataSet.name), file: dataSet.name)
-            let body = try parseBody(setLines, from: 0, file: dataSet.name)
-            let offset = samples.last.map { $0.micros + pauseMicros } ?? 0
-            for sample in body.samples {
-                samples.append(ForceSample(micros: offset + sample.micros, kilograms: sample.kilograms))
+            var setLines = CSVLines(InMemoryBytes(dataSet.bytes), file: dataSet.name)
+            let offset: Int64
+            if let last = check.summary.last {
+                // The next set starts after the last one and the pause: checked, since the times are the file's.
+                let (sum, overflow) = last.micros.addingReportingOverflow(pauseMicros)
+                guard !overflow else {
+                    throw GripImportError(
+                        file: dataSet.name, line: nil,
+                        "the set cannot follow the one before: its times are out of range (the file is damaged)")
+                }
+                offset = sum
+            } else {
+                offset = 0
             }
-            export.figures.reps += body.reps.map { RepFigure(set: index + 1, rep: $0.rep, averageKg: $0.averageKg, peakKg: $0.peakKg, medianKg: $0.medianKg) }
+            let blocks = try inMemory { () throws in
+                try readBody(&setLines, file: dataSet.name, check: &check, offset: offset, sample: sample)
+            }
+            export.figures.reps += blocks.reps.map {
+                RepFigure(set: index + 1, rep: $0.rep, averageKg: $0.averageKg, peakKg: $0.peakKg, medianKg: $0.medianKg)
+            }
         }
-        export.samples = samples
+        export.series = check.summary
         return export
+    }
+
+    /// Runs a read whose source cannot fail (bytes in memory), so only ``GripImportError`` can come out of it.
+    private static func inMemory<T>(_ body: () throws -> T) throws(GripImportError) -> T {
+        do {
+            return try body()
+        } catch let error as GripImportError {
+            throw error
+        } catch {
+            preconditionFailure("bytes in memory cannot fail to read: \(error)")
+        }
     }
 
     // MARK: - Header
@@ -118,26 +185,25 @@ extension TindeqExport {
     struct Header {
         /// Field, value and the line the value is on.
         var fields: [(field: ExportField, line: Int)]
-        /// Index into the lines where the body starts.
-        var bodyStart: Int
     }
 
     /// The app's header: a line of names, a line of values (fewer values than names: the rest are empty).
-    static func tableHeader(_ lines: [CSVLine], file: String) throws(GripImportError) -> Header {
-        let names = lines[0]
-        guard lines.count > 1 else {
+    static func tableHeader(names: CSVLine, values: CSVLine?, file: String) throws(GripImportError) -> Header {
+        guard let values else {
             throw GripImportError(file: file, line: names.number, "the line of values under the field names is missing")
         }
-        let values = lines[1]
-        if values.fields.count > names.fields.count {
+        // A spreadsheet that re-saved the file may have padded both lines with empty columns.
+        let nameFields = names.withoutTrailingEmptyFields
+        let valueFields = values.fields.count > nameFields.count ? values.withoutTrailingEmptyFields : values.fields
+        if valueFields.count > nameFields.count {
             throw GripImportError(
                 file: file, line: values.number,
-                "\(values.fields.count) values for \(names.fields.count) field names")
+                "\(values.fields.count) values for \(nameFields.count) field names")
         }
-        let fields = names.fields.enumerated().map { index, name in
-            (field: ExportField(name: name.trimmingSpaces, value: index < values.fields.count ? values.fields[index] : ""), line: values.number)
+        let fields = nameFields.enumerated().map { index, name in
+            (field: ExportField(name: name.trimmingSpaces, value: index < valueFields.count ? valueFields[index] : ""), line: values.number)
         }
-        return Header(fields: fields, bodyStart: 2)
+        return Header(fields: fields)
     }
 
     /// The common header fields, typed: date, tag, comment, unit and the figures of `test`.
@@ -209,62 +275,88 @@ extension TindeqExport {
 
     /// griptrack's export: `field,value` lines up to an empty line, then the series. `time origin (us)` puts the
     /// series back on the recording's own timeline, so an export imports to the very samples it was made from.
-    static func parseGriptrack(_ lines: [CSVLine], file: String) throws(GripImportError) -> TindeqExport {
+    static func readGriptrack<Source: ImportByteSource>(
+        first: CSVLine, _ lines: inout CSVLines<Source>, file: String, interruption: () -> Void,
+        sample: (ForceSample) -> Void
+    ) throws -> TindeqExport {
         var fields: [(field: ExportField, line: Int)] = []
-        var index = 0
-        while index < lines.count, !lines[index].isBlank, lines[index].key != "time" {
-            let line = lines[index]
-            guard line.fields.count == 2 else {
+        var next: CSVLine? = first
+        while let line = next, !line.isBlank, line.key != "time" {
+            let pair = line.withoutTrailingEmptyFields
+            guard pair.count <= 2 else {
                 throw GripImportError(file: file, line: line.number, "expected `field,value`, found \(line.fields.count) fields")
             }
-            fields.append((ExportField(name: line.fields[0].trimmingSpaces, value: line.fields[1]), line.number))
-            index += 1
+            fields.append((ExportField(name: pair[0].trimmingSpaces, value: pair.count == 2 ? pair[1] : ""), line.number))
+            next = try lines.next()
         }
-        var export = try exportFromHeader(Header(fields: fields, bodyStart: index), test: .recording, file: file)
+        if let next { lines.pushBack(next) }
+        var export = try exportFromHeader(Header(fields: fields), test: .recording, file: file)
         var origin: Int64 = 0
+        var originLine: Int? = nil
         if let entry = fields.first(where: { $0.field.name.lowercased() == GriptrackCSV.originField }) {
             guard let micros = Int64(entry.field.value.trimmingSpaces) else {
                 throw GripImportError(file: file, line: entry.line, "`\(GriptrackCSV.originField)` is not a whole number of microseconds")
             }
             origin = micros
+            originLine = entry.line
         }
-        let body = try parseBody(lines, from: index, file: file)
-        export.samples = []
-        export.samples.reserveCapacity(body.samples.count)
-        for sample in body.samples {
-            let (micros, overflow) = sample.micros.addingReportingOverflow(origin)
-            guard !overflow else {
-                throw GripImportError(file: file, line: nil, "`\(GriptrackCSV.originField)` puts the samples out of range")
+        if let entry = fields.first(where: { $0.field.name.lowercased() == GriptrackCSV.linkDropsField }) {
+            for word in entry.field.value.split(separator: " ", omittingEmptySubsequences: true) {
+                guard let micros = Int64(word) else {
+                    throw GripImportError(
+                        file: file, line: entry.line,
+                        "`\(GriptrackCSV.linkDropsField)` holds \"\(word)\", not a whole number of microseconds")
+                }
+                export.linkDrops.append(micros)
             }
-            export.samples.append(ForceSample(micros: micros, kilograms: sample.kilograms))
         }
+        var check = SeriesCheck(device: Self.device(named: export.field("profile")))
+        check.originLine = originLine
+        var drops = LinkDropCursor(export.linkDrops)
+        let blocks = try readBody(&lines, file: file, check: &check, offset: origin) { next in
+            if drops.interrupts(before: next.micros) { interruption() }
+            sample(next)
+        }
+        export.series = check.summary
+        export.figures.reps = blocks.reps
+        export.figures.thresholdCrossings = blocks.crossings
         return export
+    }
+
+    /// The device profile a griptrack export names (by name or identifier), whose limits its samples must keep;
+    /// `nil` for a profile this version does not know.
+    static func device(named profile: String?) -> (any DeviceProfile)? {
+        guard let profile = profile?.trimmingSpaces, !profile.isEmpty else { return nil }
+        return DeviceProfiles.all.first { $0.name == profile || $0.identifier == profile }
     }
 
     // MARK: - Body
 
-    struct Body {
-        var samples: [ForceSample] = []
+    struct Blocks {
         var reps: [RepFigure] = []
         var crossings: [ThresholdCrossing] = []
     }
 
     /// Everything after the header: optional blocks (a repeaters data set's Avg/Peak table, critical force's median
-    /// values and threshold crossings), then `time,weight` and one `time,weight` line per sample.
-    static func parseBody(_ lines: [CSVLine], from start: Int, file: String) throws(GripImportError) -> Body {
-        var body = Body()
-        var index = start
+    /// values and threshold crossings), then `time,weight` and one `time,weight` line per sample, each checked by
+    /// `check` and handed to `sample` at `offset` plus its time.
+    static func readBody<Source: ImportByteSource>(
+        _ lines: inout CSVLines<Source>, file: String, check: inout SeriesCheck, offset: Int64, sample: (ForceSample) -> Void
+    ) throws -> Blocks {
+        var body = Blocks()
         var columns: [Int]? = nil
+        var foundSeries = false
         // The blocks before the series.
-        while index < lines.count {
-            let line = lines[index]
+        while let line = try lines.next() {
             if line.isBlank {
                 columns = nil
-                index += 1
                 continue
             }
             let names = line.fields.map { $0.trimmingSpaces.lowercased() }
-            if names.count >= 2 && names[0] == "time" && names[1] == "weight" { break }
+            if names.count >= 2 && names[0] == "time" && names[1] == "weight" {
+                foundSeries = true
+                break
+            }
             if names[0].isEmpty {
                 // `,Avg,Rep 1,Rep 2`: the columns of the Avg/Peak rows that follow (0 = the whole set).
                 columns = line.fields.dropFirst().enumerated().map { offset, name in
@@ -291,55 +383,48 @@ extension TindeqExport {
                 }
                 body.reps.sort { $0.rep < $1.rep }
             } else if names[0] == "median values" {
-                index = try medianValues(lines, at: index, into: &body, file: file)
-                continue
+                try medianValues(line, &lines, into: &body, file: file)
             } else if names[0] == "threshold time" {
-                index = try crossings(lines, at: index + 1, into: &body, file: file)
-                continue
+                try crossings(&lines, into: &body, file: file)
             }
             // Anything else before the series is a field this version of griptrack does not know: kept out, not fatal.
-            index += 1
         }
-        guard index < lines.count else {
-            let last = lines.last?.number ?? 1
-            throw GripImportError(file: file, line: last, "the file ends before the `time,weight` line: there is no force series")
+        guard foundSeries else {
+            throw GripImportError(
+                file: file, line: max(1, lines.lastNumber), "the file ends before the `time,weight` line: there is no force series")
         }
-        index += 1
-        var previous: (micros: Int64, text: String, line: Int)? = nil
-        body.samples.reserveCapacity(lines.count - index)
-        while index < lines.count {
-            let line = lines[index]
-            index += 1
+        let before = check.summary.count
+        while let line = try lines.next() {
             if line.isBlank { continue }
-            guard line.fields.count == 2 else {
+            var fields = line.withoutTrailingEmptyFields
+            if fields.count == 1, line.fields.count >= 2 { fields = Array(line.fields.prefix(2)) }
+            guard fields.count == 2 else {
                 throw GripImportError(file: file, line: line.number, "expected `time,weight`, found \(line.fields.count) fields")
             }
-            guard let micros = ExportNumbers.micros(line.fields[0]) else {
-                let what = line.fields[0].trimmingSpaces.isEmpty ? "the time is empty" : "time \"\(line.fields[0])\" is not a number of seconds"
+            guard let micros = ExportNumbers.micros(fields[0]) else {
+                let what = fields[0].trimmingSpaces.isEmpty ? "the time is empty" : "time \"\(fields[0])\" is not a number of seconds"
                 throw GripImportError(file: file, line: line.number, what)
             }
-            guard let kilograms = ExportNumbers.kilograms(line.fields[1]) else {
-                let what = line.fields[1].trimmingSpaces.isEmpty ? "the weight is empty" : "weight \"\(line.fields[1])\" is not a finite number"
+            guard let kilograms = ExportNumbers.kilograms(fields[1]) else {
+                let what = fields[1].trimmingSpaces.isEmpty ? "the weight is empty" : "weight \"\(fields[1])\" is not a finite number"
                 throw GripImportError(file: file, line: line.number, what)
             }
-            if let previous, micros < previous.micros {
-                throw GripImportError(
-                    file: file, line: line.number,
-                    "time goes back: \(line.fields[0].trimmingSpaces) s after \(previous.text) s on line \(previous.line)")
-            }
-            previous = (micros, line.fields[0].trimmingSpaces, line.number)
-            body.samples.append(ForceSample(micros: micros, kilograms: kilograms))
+            sample(
+                try check.accept(
+                    micros: micros, offset: offset, kilograms: kilograms, timeText: fields[0].trimmingSpaces,
+                    weightText: fields[1].trimmingSpaces, line: line.number, file: file))
         }
-        guard !body.samples.isEmpty else {
-            throw GripImportError(file: file, line: lines.last?.number ?? 1, "the `time,weight` series has no samples")
+        guard check.summary.count > before else {
+            throw GripImportError(file: file, line: max(1, lines.lastNumber), "the `time,weight` series has no samples")
         }
         return body
     }
 
     /// `median values` followed by the values on the same line, or one per line below it.
-    private static func medianValues(_ lines: [CSVLine], at start: Int, into body: inout Body, file: String) throws(GripImportError) -> Int {
+    private static func medianValues<Source: ImportByteSource>(
+        _ first: CSVLine, _ lines: inout CSVLines<Source>, into body: inout Blocks, file: String
+    ) throws {
         var values: [Double] = []
-        var index = start
         func take(_ raw: String, line: Int) throws(GripImportError) {
             switch ExportNumbers.figure(raw) {
             case .absent: return
@@ -347,14 +432,14 @@ extension TindeqExport {
             case .invalid: throw GripImportError(file: file, line: line, "median value \"\(raw)\" is not a number")
             }
         }
-        for raw in lines[start].fields.dropFirst() { try take(raw, line: lines[start].number) }
-        index += 1
+        for raw in first.fields.dropFirst() { try take(raw, line: first.number) }
         if values.isEmpty {
-            while index < lines.count, !lines[index].isBlank, lines[index].fields.count == 1,
-                ExportNumbers.figure(lines[index].fields[0]) != .invalid
-            {
-                try take(lines[index].fields[0], line: lines[index].number)
-                index += 1
+            while let line = try lines.next() {
+                guard !line.isBlank, line.fields.count == 1, ExportNumbers.figure(line.fields[0]) != .invalid else {
+                    lines.pushBack(line)
+                    break
+                }
+                try take(line.fields[0], line: line.number)
             }
         }
         for (offset, value) in values.enumerated() {
@@ -364,23 +449,25 @@ extension TindeqExport {
                 body.reps.append(RepFigure(set: 1, rep: offset + 1, medianKg: value))
             }
         }
-        return index
     }
 
     /// `threshold time, threshold weight` pairs, one per line, up to an empty line or the series.
-    private static func crossings(_ lines: [CSVLine], at start: Int, into body: inout Body, file: String) throws(GripImportError) -> Int {
-        var index = start
-        while index < lines.count, !lines[index].isBlank, lines[index].key != "time" {
-            let line = lines[index]
-            guard line.fields.count == 2, case .value(let time) = ExportNumbers.figure(line.fields[0]),
-                case .value(let weight) = ExportNumbers.figure(line.fields[1])
+    private static func crossings<Source: ImportByteSource>(
+        _ lines: inout CSVLines<Source>, into body: inout Blocks, file: String
+    ) throws {
+        while let line = try lines.next() {
+            guard !line.isBlank, line.key != "time" else {
+                lines.pushBack(line)
+                return
+            }
+            let pair = line.withoutTrailingEmptyFields
+            guard pair.count == 2, case .value(let time) = ExportNumbers.figure(pair[0]),
+                case .value(let weight) = ExportNumbers.figure(pair[1])
             else {
                 throw GripImportError(file: file, line: line.number, "expected a `threshold time,threshold weight` pair of numbers")
             }
             body.crossings.append(ThresholdCrossing(timeSeconds: time, weightKg: weight))
-            index += 1
         }
-        return index
     }
 
     /// The file's bytes once they are known to be UTF-8, or the first bad byte's line.

@@ -30,8 +30,14 @@ public struct TindeqExport: Sendable, Equatable {
     /// The app's figures, typed.
     public var figures: AppFigures
     /// The force series: time on the file's timeline (µs; a bundle's sets one after the other), force as written
-    /// (kg, to the nearest float). Never empty; time never goes back.
+    /// (kg, to the nearest float); time never goes back. Filled by ``parse(_:fileName:)`` and
+    /// ``parseRepeaters(bundle:info:dataSets:)``; empty after a streamed ``read(_:fileName:sample:)``.
     public var samples: [ForceSample]
+    /// Where the recording's stream was interrupted (a link drop), as griptrack's export lists them: times on the
+    /// file's timeline after which the segmenter is told of an interruption, so an effort cut open there stays open.
+    public var linkDrops: [Int64] = []
+    /// What the series holds (count, first and last sample, where it ends), filled by every read. Never empty.
+    public var series = SeriesSummary()
 
     /// The value of a header field, matched without regard to case and surrounding spaces.
     ///

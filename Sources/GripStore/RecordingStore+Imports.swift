@@ -35,6 +35,61 @@ extension RecordingStore {
         }
     }
 
+    /// One imported test, as ``saveImportedRecordings(_:context:now:)`` takes it.
+    public struct ImportedRecording: Sendable {
+        /// griptrack's analysis of the samples.
+        public var recording: Recording
+        /// The samples in order (µs on the file's timeline, kg as the file wrote them).
+        public var samples: [StoredSample]
+        /// Identity, wall-clock start, device, profile, hand and label.
+        public var draft: RecordingDraft
+        /// Wall-clock end.
+        public var endedAt: Date
+        /// What the app computed.
+        public var figures: ImportedFigures
+
+        /// Creates one.
+        public init(recording: Recording, samples: [StoredSample], draft: RecordingDraft, endedAt: Date, figures: ImportedFigures) {
+            self.recording = recording
+            self.samples = samples
+            self.draft = draft
+            self.endedAt = endedAt
+            self.figures = figures
+        }
+    }
+
+    /// Stores several imported tests in one IMMEDIATE transaction, as ``saveImportedRecording(_:samples:draft:endedAt:figures:context:now:)``
+    /// stores one: all of them, or, when the free plan refuses one or anything fails, none.
+    ///
+    /// - Parameters:
+    ///   - imports: The tests, in the order they get their ids.
+    ///   - context: Bypass flag and free plan.
+    ///   - now: The system clock, for the entitlement decisions.
+    /// - Returns: The stored recordings' ids, in order.
+    /// - Throws: ``GripStoreError/refused(reason:storedRecordings:)`` for the first the free plan refuses (nothing is
+    ///   stored then), or an SQLite error.
+    public func saveImportedRecordings(
+        _ imports: [ImportedRecording], context: AccessContext, now: Date
+    ) throws(GripStoreError) -> [RecordingID] {
+        try writeImmediate("save imported recordings") { db in
+            var ids: [RecordingID] = []
+            for item in imports {
+                let id = try Self.insertWholeRecording(
+                    db, item.recording, samples: item.samples, draft: item.draft, endedAt: item.endedAt, owner: owner,
+                    context: context, now: now)
+                try ImportedFiguresRecord(recording: id, figures: item.figures).insert(db)
+                for rep in item.figures.reps {
+                    try ImportedRepRecord(
+                        recordingId: id.rawValue, setNumber: rep.set, repNumber: rep.rep, averageKilograms: rep.averageKilograms,
+                        peakKilograms: rep.peakKilograms, medianKilograms: rep.medianKilograms
+                    ).insert(db)
+                }
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
     /// The app's figures of an imported recording.
     ///
     /// - Parameter id: The recording.

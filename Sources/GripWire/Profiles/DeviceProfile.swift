@@ -47,6 +47,9 @@ public protocol DeviceProfile: Sendable {
     /// Whether a notification value has the shape of this device's data frames; used to guess the force handle
     /// when a capture has no GATT discovery.
     func looksLikeDataFrame(_ bytes: some Collection<UInt8>) -> Bool
+    /// The forces (kg) this device can report; its decoder refuses any other value, and an import of samples said to
+    /// come from it refuses them too (`docs/devices.md`, "Plausibility").
+    var measurementRangeKg: ClosedRange<Float> { get }
 
     // MARK: Per-device calibration
 

@@ -22,6 +22,7 @@ public struct Entralpi: DeviceProfile {
     /// A u16 in hundredths reads 0…655.35 kg; a plate people stand or hang on sees body weight plus load, so above
     /// 300 kg is a corrupted value.
     static let measurementRangeKg: ClosedRange<Float> = 0...300
+    public var measurementRangeKg: ClosedRange<Float> { Self.measurementRangeKg }
     static let maxBelievableKgPerSecond: Float = 10_000
 
     public func encode(_ command: DeviceCommand) -> [UInt8]? { nil }

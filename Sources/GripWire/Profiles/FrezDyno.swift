@@ -31,6 +31,7 @@ public struct FrezDyno: DeviceProfile {
 
     /// A dynamometer like the Progressor: rated to 150 kg or so; a tared cell reads a little below zero.
     static let measurementRangeKg: ClosedRange<Float> = -10...200
+    public var measurementRangeKg: ClosedRange<Float> { Self.measurementRangeKg }
     static let maxBelievableKgPerSecond: Float = 10_000
     static let samplesPerFrame = 9
     static let frameLength = 2 + 8 * samplesPerFrame

@@ -26,6 +26,7 @@ public struct PitchSixForceBoard: DeviceProfile {
     /// The board is sold for hangs and pulls with body weight and added load; 300 kg is above any of them and far
     /// below what a corrupted 3-byte value reads (up to 8.4 million lb).
     static let measurementRangeKg: ClosedRange<Float> = 0...300
+    public var measurementRangeKg: ClosedRange<Float> { Self.measurementRangeKg }
     static let maxBelievableKgPerSecond: Float = 10_000
 
     /// Device Mode values: 0x04 stream, 0x05 tare, 0x07 idle (0x06 "quick start", streaming only above a threshold,

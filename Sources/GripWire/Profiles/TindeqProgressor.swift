@@ -26,6 +26,7 @@ public struct TindeqProgressor: DeviceProfile {
     /// leaves room for overload readings of a real pull without admitting values no pull makes (`docs/devices.md`,
     /// "Plausibility").
     public static let measurementRangeKg: ClosedRange<Float> = -10...200
+    public var measurementRangeKg: ClosedRange<Float> { Self.measurementRangeKg }
     /// The fastest force change a person produces is a release, about 60 kg → 0 in ~20 ms (3 000 kg/s); 10 000 kg/s
     /// leaves margin for a knock on the device.
     public static let maxBelievableKgPerSecond: Float = 10_000

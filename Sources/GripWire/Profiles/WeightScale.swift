@@ -21,6 +21,7 @@ public struct WeightScale: DeviceProfile {
     static let nominalHz = 2.0
     /// What the u16 can hold in 0.005 kg steps (0…327.675 kg); 0xFFFF means "measurement unsuccessful".
     static let measurementRangeKg: ClosedRange<Float> = 0...327.67
+    public var measurementRangeKg: ClosedRange<Float> { Self.measurementRangeKg }
     static let maxBelievableKgPerSecond: Float = 10_000
 
     public func encode(_ command: DeviceCommand) -> [UInt8]? { nil }

@@ -26,6 +26,7 @@ public struct WeihengWHC06: DeviceProfile {
     static let nominalHz = 2.0
     /// A hanging scale for luggage and climbing tests; 200 kg is above its rating and any hang.
     static let measurementRangeKg: ClosedRange<Float> = -10...200
+    public var measurementRangeKg: ClosedRange<Float> { Self.measurementRangeKg }
     static let maxBelievableKgPerSecond: Float = 10_000
     public func encode(_ command: DeviceCommand) -> [UInt8]? { nil }
     public func command(fromControlWrite bytes: some Collection<UInt8>) -> DeviceCommand? { nil }

@@ -149,6 +149,11 @@ struct RecordingExport: Encodable {
     var efforts: [ShowJSON.EffortItem]
     /// Device time (µs, unwrapped) and force exactly as stored.
     var samples: [Sample]
+    var hand: String?
+    var label: String?
+    /// Where the stream was interrupted (µs, the samples' timeline): after each open effort that is not the last
+    /// sample, and before each effort that starts open (the sample before it), so an import cuts the same efforts.
+    var linkDropsMicros: [Int64]
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         id = row.id.rawValue
@@ -162,6 +167,25 @@ struct RecordingExport: Encodable {
         avgKg = jsonKg(row.averageKilograms)
         self.efforts = ShowJSON(row: row, efforts: efforts, samples: samples).efforts
         self.samples = samples.map { Sample(micros: $0.micros, kg: $0.kilograms) }
+        hand = row.hand?.rawValue
+        label = row.label
+        linkDropsMicros = Self.linkDrops(efforts: efforts, samples: samples)
+    }
+
+    /// The link drops the stored efforts show: an effort closed open before the last sample ended at one, and an
+    /// effort that starts open began after one (the sample before it is the last before the drop).
+    static func linkDrops(efforts: [StoredEffort], samples: [StoredSample]) -> [Int64] {
+        guard let first = samples.first?.micros, let last = samples.last?.micros else { return [] }
+        var drops: Set<Int64> = []
+        for effort in efforts {
+            if effort.isOpen, effort.endMicros < last { drops.insert(effort.endMicros) }
+            if effort.isOpenStart, effort.startMicros > first,
+                let before = samples.last(where: { $0.micros < effort.startMicros })
+            {
+                drops.insert(before.micros)
+            }
+        }
+        return drops.sorted()
     }
 
     /// The Tindeq-style CSV: header block, empty line, `time,weight` rows; CRLF. `griptrack import` reads it back to
@@ -180,6 +204,9 @@ struct RecordingExport: Encodable {
             ("device", device),
             ("profile", profile),
             ("uuid", uuid),
+            (GriptrackCSV.handField, hand ?? ""),
+            (GriptrackCSV.labelField, label ?? ""),
+            (GriptrackCSV.linkDropsField, linkDropsMicros.map(String.init).joined(separator: " ")),
         ].map { ExportField(name: $0.0, value: $0.1) }
         return GriptrackCSV.write(
             fields: fields, samples: samples.map { ForceSample(micros: $0.micros, kilograms: $0.kg) })

@@ -13,11 +13,11 @@ extension Griptrack {
             discussion: """
                 Reads peak force, endurance, RFD and critical force exports (.csv), repeaters bundles (the .zip \
                 with info.csv and data_set_N.csv, or its unzipped folder) and `griptrack export --format csv` \
-                files. Every file is read and checked first: a malformed one is refused with file:line and what is \
-                wrong (exit 5), and then nothing is stored. Each file then becomes one recording, stored whole in \
-                one transaction through the free plan's limit, with griptrack's efforts and the app's own figures \
-                beside them (`griptrack show ID` compares them). A recording the limit refuses is not stored, the \
-                reason is printed and griptrack exits 3; files stored before it stay stored. Layouts: docs/import.md.
+                files. Every file is read and checked first (--dry-run makes the same checks): a malformed one is \
+                refused with file:line and what is wrong (exit 5), and then nothing is stored. Each file then \
+                becomes one recording, all stored in one transaction through the free plan's limit, with griptrack's \
+                efforts and the app's own figures beside them (`griptrack show ID` compares them). If the limit \
+                refuses one, none is stored, the reason is printed and griptrack exits 3. Layouts: docs/import.md.
                 """
         )
 
@@ -33,54 +33,56 @@ extension Griptrack {
             if files.isEmpty { throw ValidationError("Name at least one file to import.") }
         }
 
-        /// One file, read and analysed, ready to store.
+        /// One file, read, checked and analysed, ready to store (its samples are read again to store them).
         struct Prepared {
+            var opened: ImportInput.Opened
             var export: TindeqExport
             var analysis: ImportAnalysis
             var draft: RecordingDraft
             var endedAt: Date
             var figures: ImportedFigures
-            var samples: [StoredSample]
             var comparison: ImportComparison
         }
 
         func run() throws {
-            // Everything is read, parsed and analysed before anything is stored, so a bad file stores nothing.
+            // Every file is read and checked (every check a store would make) before anything is stored, so a bad
+            // file stores nothing, and --dry-run refuses what an import would refuse.
             var prepared: [Prepared] = []
             for path in files {
-                let export: TindeqExport
-                do {
-                    export = try ImportInput.read(path)
-                } catch {
-                    switch error {
-                    case .unreadable(let message): throw CLIExit.error.fail(message)
-                    case .invalid(let problem): throw CLIExit.invalidInput.fail(problem.description)
-                    }
-                }
-                prepared.append(try Self.prepare(export, now: Date()))
+                prepared.append(try Self.prepare(try Self.failing { () throws(ImportInput.Failure) in try ImportInput.open(path) }, now: Date()))
             }
             // Open the store only to store (a dry run needs no database).
-            let session = dryRun ? nil : try common.session()
-            var results: [TindeqImportJSON.Item] = []
+            var storedIDs: [RecordingID?] = Array(repeating: nil, count: prepared.count)
             var refusal: String? = nil
-            for (index, item) in prepared.enumerated() {
-                var storedID: RecordingID? = nil
-                if let session, refusal == nil {
-                    do {
-                        storedID = try session.store.saveImportedRecording(
-                            item.analysis.recording, samples: item.samples, draft: item.draft, endedAt: item.endedAt,
-                            figures: item.figures, context: session.context, now: Date())
-                    } catch .refused(let reason, _) {
-                        let left = prepared.count - index
-                        refusal = left == 1
-                            ? "\(item.export.fileName) was not imported: \(reason)"
-                            : "\(item.export.fileName) and the \(left - 1) file\(left == 2 ? "" : "s") after it were not imported: \(reason)"
-                    } catch {
-                        throw CLIExit.storeFailure(error)
+            if !dryRun {
+                let session = try common.session()
+                // All files in one transaction: all are stored, or none.
+                var items: [RecordingStore.ImportedRecording] = []
+                for item in prepared {
+                    var samples: [StoredSample] = []
+                    samples.reserveCapacity(item.export.series.count)
+                    _ = try Self.failing { () throws(ImportInput.Failure) in
+                        try ImportInput.read(item.opened) { samples.append(StoredSample(micros: $0.micros, kilograms: $0.kilograms)) }
                     }
+                    items.append(RecordingStore.ImportedRecording(
+                        recording: item.analysis.recording, samples: samples, draft: item.draft, endedAt: item.endedAt,
+                        figures: item.figures))
                 }
+                do {
+                    let ids = try session.store.saveImportedRecordings(items, context: session.context, now: Date())
+                    storedIDs = ids.map { $0 }
+                } catch .refused(let reason, _) {
+                    refusal = prepared.count == 1
+                        ? "\(prepared[0].export.fileName) was not imported: \(reason)"
+                        : "none of the \(prepared.count) files was imported (all are stored or none): \(reason)"
+                } catch {
+                    throw CLIExit.storeFailure(error)
+                }
+            }
+            var results: [TindeqImportJSON.Item] = []
+            for (item, storedID) in zip(prepared, storedIDs) {
                 results.append(TindeqImportJSON.Item(item, storedID: storedID))
-                if !common.json, refusal == nil || storedID != nil {
+                if !common.json, refusal == nil {
                     print(Self.line(item, storedID: storedID, dryRun: dryRun))
                 }
             }
@@ -92,9 +94,32 @@ extension Griptrack {
             if let refusal { throw CLIExit.proRequired.fail(refusal) }
         }
 
-        /// Analyses an export and builds what the store takes.
-        static func prepare(_ export: TindeqExport, now: Date) throws -> Prepared {
-            let analysis = export.analyse()
+        /// Runs a read and turns its failure into the exit it calls for.
+        static func failing<T>(_ body: () throws(ImportInput.Failure) -> T) throws -> T {
+            do {
+                return try body()
+            } catch {
+                switch error {
+                case .unreadable(let message): throw CLIExit.error.fail(message)
+                case .invalid(let problem): throw CLIExit.invalidInput.fail(problem.description)
+                }
+            }
+        }
+
+        /// Reads an opened file as it streams (its samples are not kept), analyses it and makes every check storing
+        /// it would make, and builds what the store takes.
+        static func prepare(_ opened: ImportInput.Opened, now: Date) throws -> Prepared {
+            var analyser = ImportAnalyser()
+            let export = try failing { () throws(ImportInput.Failure) in
+                try ImportInput.read(opened, interruption: { analyser.interruption() }, sample: { analyser.ingest($0) })
+            }
+            var analysis = analyser.finish()
+            if export.figures.rfd2080 != nil {
+                // The whole series' RFD needs its maximum first: a second pass, only when the app gave one to compare.
+                var rfd = analyser.rfd
+                _ = try failing { () throws(ImportInput.Failure) in try ImportInput.read(opened) { rfd.ingest($0) } }
+                analysis.wholeSeriesRFD2080 = rfd.value
+            }
             let date = export.date
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .current
@@ -103,9 +128,22 @@ extension Griptrack {
             guard let startedAt = calendar.date(from: parts) else {
                 throw CLIExit.invalidInput.fail("\(export.fileName): the date \(date) does not exist in the local time zone")
             }
-            let first = export.samples.first?.micros ?? 0
-            let last = export.samples.last?.micros ?? first
+            // The parser guarantees the span fits in Int64 µs.
+            let first = export.series.first?.micros ?? 0
+            let last = export.series.last?.micros ?? first
             let endedAt = startedAt.addingTimeInterval(Double(last - first) / 1e6)
+            // The store's own date check, made here too so that --dry-run refuses what storing would refuse.
+            if !RecordingStore.plausibleDates.contains(startedAt) {
+                throw CLIExit.invalidInput.fail(
+                    "\(export.fileName): the date \(date) is outside 2000–2100: the file's date is wrong; correct it and import again")
+            }
+            if !RecordingStore.plausibleDates.contains(endedAt) {
+                let (file, line) = export.series.lastSampleLocation(orFile: export.fileName)
+                throw CLIExit.invalidInput.fail(
+                    "\(file)\(line.map { ":\($0)" } ?? ""): the recording would end after 2100 (this last sample is "
+                        + "\((last - first) / 1_000_000) s after the first, which is dated \(date)): the times are wrong; "
+                        + "correct them and import again")
+            }
             let name = URL(fileURLWithPath: export.fileName).lastPathComponent
             let draft: RecordingDraft
             switch export.source {
@@ -114,9 +152,14 @@ extension Griptrack {
                     startedAt: startedAt, device: "Tindeq app export \(name)", profile: "Tindeq Progressor",
                     label: export.tag.map { String($0.utf8.prefix(200)) ?? $0 })
             case .griptrack:
+                func field(_ name: String) -> String? {
+                    export.field(name).map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+                }
                 draft = RecordingDraft(
-                    startedAt: startedAt, device: export.field("device").flatMap { $0.isEmpty ? nil : $0 } ?? "griptrack export \(name)",
-                    profile: export.field("profile").flatMap { $0.isEmpty ? nil : $0 } ?? "Tindeq Progressor")
+                    startedAt: startedAt, device: field("device") ?? "griptrack export \(name)",
+                    profile: field("profile") ?? "Tindeq Progressor",
+                    hand: field(GriptrackCSV.handField).flatMap { GripStore.Hand(rawValue: $0) },
+                    label: field(GriptrackCSV.labelField))
             }
             var figures = ImportedFigures(
                 source: export.source.rawValue, fileName: export.fileName, testType: export.test.rawValue,
@@ -141,12 +184,12 @@ extension Griptrack {
             figures.thresholdCrossings = export.figures.thresholdCrossings.map {
                 ImportedFigures.Crossing(timeSeconds: $0.timeSeconds, weightKilograms: $0.weightKg)
             }
-            let samples = export.samples.map { StoredSample(micros: $0.micros, kilograms: $0.kilograms) }
             let efforts = analysis.recording.efforts.enumerated().map { StoredEffort($0.element, index: $0.offset) }
             let comparison = ImportComparison(
-                figures, efforts: efforts, maxKg: analysis.recording.maxKg.map(Double.init), samples: samples)
+                figures, efforts: efforts, maxKg: analysis.recording.maxKg.map(Double.init),
+                wholeSeriesRFD2080: analysis.wholeSeriesRFD2080)
             return Prepared(
-                export: export, analysis: analysis, draft: draft, endedAt: endedAt, figures: figures, samples: samples,
+                opened: opened, export: export, analysis: analysis, draft: draft, endedAt: endedAt, figures: figures,
                 comparison: comparison)
         }
 
@@ -158,7 +201,7 @@ extension Griptrack {
             var text = dryRun ? "Would import \(export.fileName): " : "Imported \(export.fileName) as #\(storedID?.rawValue ?? 0): "
             text += "\(export.test.title) of \(export.date)"
             if let tag = export.tag { text += " (\"\(tag)\")" }
-            text += ", \(export.samples.count) samples, \(efforts) effort\(efforts == 1 ? "" : "s")"
+            text += ", \(export.series.count) samples, \(efforts) effort\(efforts == 1 ? "" : "s")"
             text += ", max " + ImportComparison.value(item.analysis.recording.maxKg.map(Double.init), "kg")
             if let row = item.comparison.figures.first(where: { $0.app != nil }) {
                 text += " (app: \(row.name) " + ImportComparison.value(row.app, row.unit) + ")"
@@ -190,7 +233,7 @@ struct TindeqImportJSON: Encodable {
             testType = item.export.test.rawValue
             testedAt = item.export.date.description
             tag = item.export.tag
-            samples = item.export.samples.count
+            samples = item.export.series.count
             efforts = item.analysis.recording.efforts.count
             id = storedID?.rawValue
             maxKg = item.analysis.recording.maxKg

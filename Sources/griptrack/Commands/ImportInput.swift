@@ -1,6 +1,6 @@
 import Foundation
+import GripAnalysis
 import GripImport
-import ZIPFoundation
 
 /// Reads what `griptrack import` is given — a CSV file, a repeaters bundle as a zip, or its unzipped folder — and
 /// hands the bytes to the parser. The only place the import touches the file system.
@@ -13,20 +13,46 @@ enum ImportInput {
         case invalid(GripImportError)
     }
 
-    /// Reads and parses one path.
-    static func read(_ path: String) throws(Failure) -> TindeqExport {
+    /// A path, opened: a CSV file is read as it streams (it may be long); a bundle's files are small and kept.
+    enum Opened {
+        case csv(path: String)
+        case bundle(name: String, info: NamedFile, dataSets: [NamedFile])
+    }
+
+    /// Bytes read from a file as the parser asks for them, so a long export is never held whole.
+    struct FileChunks: ImportByteSource {
+        let handle: FileHandle
+        let path: String
+
+        mutating func nextChunk() throws -> [UInt8]? {
+            let data: Data?
+            do {
+                data = try handle.read(upToCount: 1 << 16)
+            } catch {
+                throw Failure.unreadable("cannot read \(path): \(error.localizedDescription)")
+            }
+            guard let data, !data.isEmpty else { return nil }
+            return Array(data)
+        }
+    }
+
+    /// Opens one path: a folder or a zip is read as a repeaters bundle (its files checked and inflated within
+    /// ``ZipArchive/Limits/repeatersBundle``); anything else is a CSV file, read later by ``read(_:interruption:sample:)``.
+    static func open(_ path: String) throws(Failure) -> Opened {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .unreadable("cannot read \(path): no such file or directory")
         }
         do {
             if isDirectory.boolValue { return try folder(path) }
-            let bytes = try contents(path)
+            let file = try handle(path)
+            defer { try? file.close() }
+            let magic = (try? file.read(upToCount: 4)).map { Array($0) } ?? []
             // A zip starts with a local file header, `PK\u{3}\u{4}`, whatever its name.
-            if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || path.lowercased().hasSuffix(".zip") {
-                return try zip(path)
+            if magic == [0x50, 0x4B, 0x03, 0x04] || path.lowercased().hasSuffix(".zip") {
+                return try zip(path, handle: file)
             }
-            return try TindeqExport.parse(bytes, fileName: path)
+            return .csv(path: path)
         } catch let error as GripImportError {
             throw .invalid(error)
         } catch let error as Failure {
@@ -36,63 +62,87 @@ enum ImportInput {
         }
     }
 
-    private static func contents(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+    /// Parses an opened path, handing each sample on as it is read.
+    static func read(
+        _ opened: Opened, interruption: () -> Void = {}, sample: (ForceSample) -> Void
+    ) throws(Failure) -> TindeqExport {
+        do {
+            switch opened {
+            case .csv(let path):
+                let file = try handle(path)
+                defer { try? file.close() }
+                return try TindeqExport.read(
+                    FileChunks(handle: file, path: path), fileName: path, interruption: interruption, sample: sample)
+            case .bundle(let name, let info, let dataSets):
+                return try TindeqExport.readRepeaters(bundle: name, info: info, dataSets: dataSets, sample: sample)
+            }
+        } catch let error as GripImportError {
+            throw .invalid(error)
+        } catch let error as Failure {
+            throw error
+        } catch {
+            throw .unreadable("cannot read \(opened.name): \(error.localizedDescription)")
+        }
+    }
+
+    private static func handle(_ path: String) throws -> FileHandle {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw Failure.unreadable("cannot read \(path): permission denied or not a regular file")
         }
-        return Array(data)
+        return handle
     }
 
     /// An unzipped repeaters bundle: `info.csv` and `data_set_N.csv` in one folder.
-    private static func folder(_ path: String) throws -> TindeqExport {
+    private static func folder(_ path: String) throws -> Opened {
         let names = try FileManager.default.contentsOfDirectory(atPath: path)
         let base = URL(fileURLWithPath: path)
-        return try bundle(path, names: names) { name in
-            try contents(base.appendingPathComponent(name).path)
-        }
-    }
-
-    /// A zipped repeaters bundle; entries are matched by their last path component (zips made by hand often hold a
-    /// folder), and macOS's `__MACOSX/` shadow entries are left out.
-    private static func zip(_ path: String) throws -> TindeqExport {
-        let archive: Archive
-        do {
-            archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
-        } catch {
-            throw GripImportError(file: path, line: nil, "not a readable zip archive (\(error))")
-        }
-        var entries: [String: Entry] = [:]
-        for entry in archive where entry.type == .file && !entry.path.hasPrefix("__MACOSX/") {
-            let name = (entry.path as NSString).lastPathComponent
-            if entries[name] == nil { entries[name] = entry }
-        }
-        return try bundle(path, names: Array(entries.keys)) { name in
-            guard let entry = entries[name] else { return [] }
-            var bytes: [UInt8] = []
-            do {
-                _ = try archive.extract(entry) { chunk in bytes.append(contentsOf: chunk) }
-            } catch {
-                throw GripImportError(file: "\(path)/\(entry.path)", line: nil, "cannot be extracted: the zip is damaged (\(error))")
+        return try bundle(path, paths: names) { name in
+            let file = base.appendingPathComponent(name).path
+            let opened = try handle(file)
+            defer { try? opened.close() }
+            // A data set is small; one larger than a zip entry may be is not one (the same limit as in a zip).
+            let data = try opened.read(upToCount: ZipArchive.Limits.repeatersBundle.entryBytes + 1) ?? Data()
+            guard data.count <= ZipArchive.Limits.repeatersBundle.entryBytes else {
+                throw GripImportError(
+                    file: file, line: nil,
+                    "larger than the \(ZipArchive.Limits.repeatersBundle.entryBytes >> 20) MiB a data set can hold: it is not an export")
             }
-            return bytes
+            return Array(data)
         }
     }
 
-    private static func bundle(_ path: String, names: [String], read: (String) throws -> [UInt8]) throws -> TindeqExport {
-        guard names.contains("info.csv") else {
-            throw GripImportError(
-                file: path, line: nil, "not a repeaters bundle: no info.csv (found \(names.sorted().prefix(5).joined(separator: ", ")))")
+    /// A zipped repeaters bundle, read whole (a bundle is small; a larger file is refused before it is read) and
+    /// checked by ``ZipArchive`` before anything is inflated.
+    private static func zip(_ path: String, handle: FileHandle) throws -> Opened {
+        let limit = ZipArchive.Limits.repeatersBundle.totalBytes
+        try handle.seek(toOffset: 0)
+        let data = try handle.read(upToCount: limit + 1) ?? Data()
+        guard data.count <= limit else {
+            throw GripImportError(file: path, line: nil, "larger than the \(limit >> 20) MiB a repeaters bundle can hold: it is not an export")
         }
-        // data_set_2 before data_set_10: by number, not by name.
-        let sets = names.compactMap { name -> (Int, String)? in
-            guard name.hasPrefix("data_set_"), name.hasSuffix(".csv"),
-                let number = Int(name.dropFirst("data_set_".count).dropLast(".csv".count))
-            else { return nil }
-            return (number, name)
-        }.sorted { $0.0 < $1.0 }
+        let bytes = Array(data)
+        let entries = try ZipArchive.entries(bytes, file: path)
+        return try bundle(path, paths: entries.map(\.path)) { name in
+            guard let entry = entries.first(where: { $0.path == name }) else { return [] }
+            return try ZipArchive.contents(of: entry, in: bytes, file: path)
+        }
+    }
+
+    private static func bundle(_ path: String, paths: [String], read: (String) throws -> [UInt8]) throws -> Opened {
         let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
-        return try TindeqExport.parseRepeaters(
-            bundle: trimmed, info: NamedFile(name: "\(trimmed)/info.csv", bytes: try read("info.csv")),
-            dataSets: try sets.map { NamedFile(name: "\(trimmed)/\($0.1)", bytes: try read($0.1)) })
+        let layout = try RepeatersBundle.arrange(paths, bundle: trimmed)
+        return .bundle(
+            name: trimmed, info: NamedFile(name: "\(trimmed)/\(layout.info)", bytes: try read(layout.info)),
+            dataSets: try layout.dataSets.map { NamedFile(name: "\(trimmed)/\($0)", bytes: try read($0)) })
+    }
+}
+
+extension ImportInput.Opened {
+    /// The path as the user gave it.
+    var name: String {
+        switch self {
+        case .csv(let path): path
+        case .bundle(let name, _, _): name
+        }
     }
 }

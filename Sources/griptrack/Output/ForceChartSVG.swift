@@ -14,8 +14,9 @@ struct ForceChartSVG {
         let left = 56.0, right = 20.0, top = 36.0, bottom = 44.0
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
-        let t0 = samples.first?.micros ?? 0
-        let span = Double(max(1, (samples.last?.micros ?? 1) - t0)) / 1e6
+        // Stored values are input (ForcePlot): times in Double, ticks bounded, indexes clamped.
+        let t0 = Double(samples.first?.micros ?? 0)
+        let span = max(1, Double(samples.last?.micros ?? 1) - t0) / 1e6
         let finite = samples.map { Double($0.kilograms) }.filter(\.isFinite)
         let yMax = ForcePlot.niceCeiling(finite.max() ?? 1)
         let yMin = min(0, (finite.min() ?? 0).rounded(.down))
@@ -32,8 +33,8 @@ struct ForceChartSVG {
             """
         // Efforts.
         for effort in efforts {
-            let from = x(Double(effort.startMicros - t0) / 1e6)
-            let to = x(Double(effort.endMicros - t0) / 1e6)
+            let from = x((Double(effort.startMicros) - t0) / 1e6)
+            let to = x((Double(effort.endMicros) - t0) / 1e6)
             svg += "<rect x=\"\(f(from))\" y=\"\(f(top))\" width=\"\(f(max(1, to - from)))\" height=\"\(f(plotHeight))\" "
                 + "fill=\"\(effort.isOpen ? "#f6d7b0" : "#d6e6f5")\" opacity=\"0.8\"/>\n"
             svg += "<text x=\"\(f((from + to) / 2))\" y=\"\(f(top + 14))\" text-anchor=\"middle\" fill=\"#335\">"
@@ -42,14 +43,18 @@ struct ForceChartSVG {
         // Grid and ticks.
         let yStep = ForcePlot.niceStep((yMax - yMin) / 5)
         var tick = yMin
-        while tick <= yMax + yStep / 1000 {
+        var ticks = 0
+        while tick <= yMax + yStep / 1000, ticks < 50 {
+            ticks += 1
             svg += "<line x1=\"\(f(left))\" y1=\"\(f(y(tick)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(y(tick)))\" stroke=\"#e4e4e4\"/>\n"
             svg += "<text x=\"\(f(left - 6))\" y=\"\(f(y(tick) + 4))\" text-anchor=\"end\">\(ForcePlot.number(tick))</text>\n"
             tick += yStep
         }
         let xStep = ForcePlot.niceStep(span / 8)
         tick = 0
-        while tick <= span + xStep / 1000 {
+        ticks = 0
+        while tick <= span + xStep / 1000, ticks < 50 {
+            ticks += 1
             svg += "<line x1=\"\(f(x(tick)))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(x(tick)))\" y2=\"\(f(top + plotHeight + 5))\" stroke=\"#333\"/>\n"
             svg += "<text x=\"\(f(x(tick)))\" y=\"\(f(top + plotHeight + 18))\" text-anchor=\"middle\">\(ForcePlot.number(tick))</text>\n"
             tick += xStep
@@ -77,8 +82,8 @@ struct ForceChartSVG {
             bucket.removeAll(keepingCapacity: true)
         }
         for sample in samples where sample.kilograms.isFinite {
-            let seconds = Double(sample.micros - t0) / 1e6
-            let pixel = Int(seconds / span * plotWidth)
+            let seconds = (Double(sample.micros) - t0) / 1e6
+            let pixel = Int(clamping: seconds / span * plotWidth)
             if pixel != column {
                 flush()
                 column = pixel

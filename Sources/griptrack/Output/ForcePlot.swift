@@ -11,8 +11,11 @@ struct ForcePlot {
 
     var text: String {
         guard let first = samples.first, let last = samples.last else { return "(no samples stored)\n" }
-        let t0 = first.micros
-        let span = max(1, last.micros - t0)
+        // Stored values are input: times anywhere in Int64 and forces anywhere in Float must plot, never trap, so
+        // time arithmetic is in Double (a difference of two Int64 may not fit one) and every conversion back to an
+        // index is clamped.
+        let t0 = Double(first.micros)
+        let span = max(1, Double(last.micros) - t0)
         let finite = samples.map(\.kilograms).filter(\.isFinite)
         let top = Self.niceCeiling(Double(finite.max() ?? 1))
         let bottom = min(0, Double(finite.min() ?? 0).rounded(.down))
@@ -22,17 +25,17 @@ struct ForcePlot {
 
         func y(_ kg: Float) -> Int {
             let fraction = (Double(kg) - bottom) / (top - bottom)
-            return max(0, min(height - 1, height - 1 - Int((fraction * Double(height - 1)).rounded())))
+            return max(0, min(height - 1, height - 1 - Int(clamping: (fraction * Double(height - 1)).rounded())))
         }
         // Per dot column: the range of force inside its time slice, joined to the previous column so the curve is
         // continuous.
         var previous: Int?
         var index = 0
         for x in 0..<width {
-            let end = t0 + span * Int64(x + 1) / Int64(width)
+            let end = t0 + span * Double(x + 1) / Double(width)
             var low: Int?
             var high: Int?
-            while index < samples.count, samples[index].micros <= end || x == width - 1 {
+            while index < samples.count, Double(samples[index].micros) <= end || x == width - 1 {
                 let kg = samples[index].kilograms
                 index += 1
                 guard kg.isFinite else { continue }
@@ -77,7 +80,7 @@ struct ForcePlot {
         }
         lines.append(String(repeating: " ", count: labelWidth) + "└" + String(repeating: "─", count: columns))
         // Time labels at the start, middle and end.
-        let seconds = Double(span) / 1e6
+        let seconds = span / 1e6
         var axis = [Character](repeating: " ", count: columns + 8)
         for (position, value) in [(0, 0.0), (columns / 2, seconds / 2), (columns - 1, seconds)] {
             let text = Array(Self.number(value) + (position == columns - 1 ? " s" : ""))
@@ -89,8 +92,8 @@ struct ForcePlot {
         if !efforts.isEmpty {
             var marks = [Character](repeating: " ", count: columns)
             for effort in efforts {
-                let from = Int(Double(effort.startMicros - t0) / Double(span) * Double(columns - 1))
-                let to = Int(Double(effort.endMicros - t0) / Double(span) * Double(columns - 1))
+                let from = Int(clamping: (Double(effort.startMicros) - t0) / span * Double(columns - 1))
+                let to = Int(clamping: (Double(effort.endMicros) - t0) / span * Double(columns - 1))
                 let lower = max(0, min(columns - 1, from))
                 let upper = max(lower, min(columns - 1, to))
                 for column in lower...upper { marks[column] = "▀" }
@@ -117,8 +120,11 @@ struct ForcePlot {
         return 10 * power
     }
 
+    /// A label: whole numbers without decimals, others to one decimal; a value no plot of a real pull reaches (a
+    /// damaged store) as Swift writes a `Double`, never through an `Int` it does not fit.
     static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String((value * 10).rounded() / 10)
+        guard value.isFinite, abs(value) < 1e15 else { return String(value) }
+        return value == value.rounded() ? String(Int(value)) : String((value * 10).rounded() / 10)
     }
 
     private static func pow10(_ exponent: Int) -> Double {
@@ -137,6 +143,17 @@ extension Double {
         while value >= 10 { value /= 10; exponent += 1 }
         while value < 1 { value *= 10; exponent -= 1 }
         return exponent
+    }
+}
+
+extension Int {
+    /// `value` rounded toward zero and clamped to what an index into a plot can be; 0 for NaN.
+    init(clamping value: Double) {
+        guard !value.isNaN else {
+            self = 0
+            return
+        }
+        self = Int(Swift.max(-1e15, Swift.min(1e15, value)))
     }
 }
 

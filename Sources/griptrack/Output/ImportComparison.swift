@@ -57,6 +57,14 @@ struct ImportComparison: Encodable {
     ///   - maxKg: griptrack's max (highest peak of the closed efforts).
     ///   - samples: The recording's samples (for the RFD over the whole series, as the app computes it).
     init(_ figures: ImportedFigures, efforts: [StoredEffort], maxKg: Double?, samples: [StoredSample]) {
+        let rfd = figures.rfd2080KilogramsPerSecond == nil
+            ? nil : EffortMetrics.rfd2080(of: samples.map { ForceSample(micros: $0.micros, kilograms: $0.kilograms) })
+        self.init(figures, efforts: efforts, maxKg: maxKg, wholeSeriesRFD2080: rfd)
+    }
+
+    /// Compares the app's figures with griptrack's efforts, given the whole series' RFD 20–80 % (only compared when
+    /// the app gave its own).
+    init(_ figures: ImportedFigures, efforts: [StoredEffort], maxKg: Double?, wholeSeriesRFD2080: Double?) {
         source = figures.source
         fileName = figures.fileName
         testType = figures.testType
@@ -78,8 +86,7 @@ struct ImportComparison: Encodable {
         add("max", "kg", figures.maxKilograms, maxKg)
         add("average force", "kg", figures.averageKilograms, meanForce)
         add("duration", "s", figures.durationSeconds, effortSeconds > 0 ? effortSeconds : nil)
-        let trace = samples.map { ForceSample(micros: $0.micros, kilograms: $0.kilograms) }
-        add("RFD 20–80", "kg/s", figures.rfd2080KilogramsPerSecond, EffortMetrics.rfd2080(of: trace))
+        add("RFD 20–80", "kg/s", figures.rfd2080KilogramsPerSecond, wholeSeriesRFD2080)
         add("RFD interval", "kg/s", figures.rfdIntervalKilogramsPerSecond, nil)
         add("critical force", "kg", figures.criticalForceKilograms, nil)
         add("mvc", "kg", figures.mvcKilograms, nil)
