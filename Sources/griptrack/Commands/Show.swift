@@ -119,6 +119,8 @@ extension Griptrack {
                 + "average \(Format.kg(row.averageKilograms)), \(row.sampleCount) samples"
             if row.state != .complete { summary += ", \(row.state.rawValue)" }
             lines.append(summary)
+            let figures = TestFigures(efforts: efforts, samples: samples)
+            if let text = figures.text { lines.append(text) }
             if !efforts.isEmpty {
                 let origin = samples.first?.micros ?? efforts[0].startMicros
                 lines.append("")
@@ -177,6 +179,8 @@ struct ShowJSON: Encodable {
     var imported: ImportComparison? = nil
     /// `--critical-force`: the recording read as an all-out test (absent otherwise).
     var criticalForce: CriticalForceReport? = nil
+    /// MVC-7 and the fatigue index, where the recording has them.
+    var figures: TestFigures
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         recording = ListJSON.Item(
@@ -184,6 +188,7 @@ struct ShowJSON: Encodable {
             profile: row.profile, hand: row.hand?.rawValue, label: row.label, state: row.state.rawValue,
             efforts: row.effortCount, samples: row.sampleCount,
             maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms))
+        figures = TestFigures(efforts: efforts, samples: samples)
         let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
         self.efforts = efforts.map {
             EffortItem(
