@@ -1,4 +1,5 @@
 import Foundation
+import GripTestSupport
 import Testing
 
 /// What a person says about a recording (hand, label) comes back wherever the recording is shown, and a recording can
@@ -58,5 +59,31 @@ struct RecordingDetailsTests {
         #expect(result.status == 1)
         #expect(result.stderr == "griptrack: no critical force: the recording has 6 efforts; critical force needs an "
             + "all-out test of at least 12 reps (24 × 7:3 is the published one)\n")
+    }
+}
+
+extension RecordingDetailsTests {
+    @Test("show: MVC-7, fatigue and windowed RFD at 80 Hz; a 2 Hz WH-C06 says why it has no windowed RFD")
+    func sustainedAndWindowedFigures() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        #expect(try sandbox.run("replay", sandbox.capture("max-pulls"), "--save").status == 0)
+        let fast = try sandbox.run("show", "1", "--no-plot")
+        let figures = fast.stdout.split(separator: "\n")[2]
+        #expect(figures.hasPrefix("MVC-7 (best 7 s mean) "), "\(fast)")
+        #expect(figures.contains("best RFD 0–100 ms ") && figures.contains(", 0–200 ms "), "\(fast)")
+        struct Shown: Decodable {
+            struct Effort: Decodable { var rfd_100ms_kg_s: Double?; var open_start: Bool }
+            var efforts: [Effort]
+        }
+        let json = try JSONDecoder().decode(Shown.self, from: Data(try sandbox.run("show", "1", "--json").stdout.utf8))
+        #expect(json.efforts.filter { !$0.open_start }.allSatisfy { $0.rfd_100ms_kg_s != nil }, "\(json)")
+
+        #expect(try sandbox.plain([
+            "replay", CaptureFixtures.url("whc06-hangs.btsnoop").path, "--save", "--db", sandbox.database,
+            "--config", sandbox.config]).status == 0)
+        let slow = try sandbox.run("show", "2", "--no-plot")
+        #expect(slow.stdout.contains("\nRFD over 100 and 200 ms not computed: the device sends 2 samples a second; "
+            + "a 200 ms window needs 20\n"), "\(slow)")
     }
 }

@@ -169,6 +169,15 @@ struct ShowJSON: Encodable {
         var baselineKg: Float
         var open: Bool
         var openStart: Bool
+        /// RFD over 100 ms and 200 ms from onset (docs/metrics.md); absent where not defined.
+        var rfd100msKgS: Double?
+        var rfd200msKgS: Double?
+
+        private enum CodingKeys: String, CodingKey {
+            case index, startS, durationS, peakKg, meanKg, timeToPeakS, rfdKgS, impulseKgS, baselineKg, open, openStart
+            // Spelled out: the encoder's snake case would write `rfd100ms`.
+            case rfd100msKgS = "rfd_100ms_kg_s", rfd200msKgS = "rfd_200ms_kg_s"
+        }
     }
 
     var recording: ListJSON.Item
@@ -196,6 +205,10 @@ struct ShowJSON: Encodable {
                 peakKg: jsonKg($0.peakKilograms), meanKg: jsonKg($0.meanKilograms), timeToPeakS: Double($0.timeToPeakMicros) / 1e6,
                 rfdKgS: $0.rfdKilogramsPerSecond, impulseKgS: $0.impulseKilogramSeconds,
                 baselineKg: jsonKg($0.baselineKilograms), open: $0.isOpen, openStart: $0.isOpenStart)
+        }
+        for (index, rfds) in figures.effortRfds.enumerated() where index < self.efforts.count {
+            self.efforts[index].rfd100msKgS = rfds.ms100
+            self.efforts[index].rfd200msKgS = rfds.ms200
         }
     }
 }

@@ -3,18 +3,51 @@ import GripAnalysis
 import GripStore
 
 /// The figures `show` adds under a recording's summary (docs/metrics.md): MVC-7, the best 7 s mean of the whole trace,
-/// and the fatigue index over its complete reps. Each is absent where the recording cannot give it.
+/// the fatigue index over its complete reps, and RFD over 100 and 200 ms from onset. Each is absent where the
+/// recording cannot give it; windowed RFD says why when the device is too slow for it.
 struct TestFigures: Encodable {
     /// Best 7 s time-weighted mean (kg); absent for a recording shorter than 7 s of measured force.
     var mvc7Kg: Double?
     /// First to last complete rep peak, % of the first; absent under three complete reps.
     var fatigueIndexPercent: Double?
+    /// The highest RFD over 100 ms and 200 ms from an effort's onset (kg/s); absent when no effort has one.
+    var bestRfd100msKgS: Double?
+    var bestRfd200msKgS: Double?
+    /// Why there are no windowed RFDs at all, when the device's sample rate is too low for them.
+    var rfdWindowsLeftOut: String?
+    /// Per effort, in the efforts' order: RFD over 100 ms and 200 ms from onset (nil where not defined).
+    private(set) var effortRfds: [(ms100: Double?, ms200: Double?)] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case mvc7Kg, fatigueIndexPercent, rfdWindowsLeftOut
+        // Spelled out: the encoder's snake case would write `rfd100ms`.
+        case bestRfd100msKgS = "best_rfd_100ms_kg_s", bestRfd200msKgS = "best_rfd_200ms_kg_s"
+    }
 
     init(efforts: [StoredEffort], samples: [StoredSample]) {
         let trace = samples.map { ForceSample(micros: $0.micros, kilograms: $0.kilograms) }
         mvc7Kg = SustainedForce.best(of: trace, windowMicros: 7_000_000)?.meanKg
         fatigueIndexPercent = FatigueIndex.percent(
             peaks: efforts.filter { !$0.isOpen && !$0.isOpenStart }.map(\.peakKilograms))
+        guard let interval = WindowedRFD.typicalIntervalMicros(of: trace), !efforts.isEmpty else { return }
+        let leftOut = "RFD over %@ not computed: the device sends %.0f samples a second; a %@ window needs %.0f"
+        if case .tooSlow(let rate, let needed) = WindowedRFD.support(intervalMicros: interval, windowMicros: 200_000) {
+            rfdWindowsLeftOut = String(format: leftOut, "100 and 200 ms", rate, "200 ms", needed)
+            return
+        }
+        if case .tooSlow(let rate, let needed) = WindowedRFD.support(intervalMicros: interval, windowMicros: 100_000) {
+            rfdWindowsLeftOut = String(format: leftOut, "100 ms", rate, "100 ms", needed)
+        }
+        let supports100 = rfdWindowsLeftOut == nil
+        effortRfds = efforts.map { effort in
+            // An effort already under way when the stream began has no onset to measure from.
+            guard !effort.isOpenStart else { return (nil, nil) }
+            let onset = effort.startMicros
+            return (supports100 ? WindowedRFD.rfd(of: trace, onsetMicros: onset, windowMicros: 100_000) : nil,
+                    WindowedRFD.rfd(of: trace, onsetMicros: onset, windowMicros: 200_000))
+        }
+        bestRfd100msKgS = effortRfds.compactMap(\.ms100).max()
+        bestRfd200msKgS = effortRfds.compactMap(\.ms200).max()
     }
 
     /// `MVC-7 (best 7 s mean) 21.3 kg, fatigue index 12 % (first to last complete rep peak)`, or nil.
@@ -25,6 +58,10 @@ struct TestFigures: Encodable {
             parts.append("fatigue index " + String(format: "%.0f %%", fatigueIndexPercent)
                 + " (first to last complete rep peak)")
         }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        if let bestRfd100msKgS { parts.append(String(format: "best RFD 0–100 ms %.0f kg/s", bestRfd100msKgS)) }
+        if let bestRfd200msKgS { parts.append(String(format: "0–200 ms %.0f kg/s", bestRfd200msKgS)) }
+        var lines = parts.isEmpty ? [] : [parts.joined(separator: ", ")]
+        if let rfdWindowsLeftOut { lines.append(rfdWindowsLeftOut) }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
 }
