@@ -199,6 +199,8 @@ var package = Package(
         ),
         // End-to-end tests of the built `griptrack` and `griptrackd` binaries (the test target depends on them so
         // SwiftPM builds them).
+        // The configuration file's parser and checks, on text (no executable needed).
+        .testTarget(name: "GripConfigTests", dependencies: ["GripConfig"], swiftSettings: strictSwift),
         .testTarget(
             name: "GriptrackCLITests",
             dependencies: ["griptrack", "griptrackd", "GripTestSupport", "GripConfig", "GripDaemon", "GripBlueZ",
