@@ -2,6 +2,8 @@ import Foundation
 import GripTestSupport
 import Testing
 
+@testable import griptrack
+
 /// What a person says about a recording (hand, label) comes back wherever the recording is shown, and a recording can
 /// be read as an all-out test for critical force.
 @Suite("Recording details in list and show")
@@ -85,5 +87,15 @@ extension RecordingDetailsTests {
         let slow = try sandbox.run("show", "2", "--no-plot")
         #expect(slow.stdout.contains("\nRFD over 100 and 200 ms not computed: the device sends 2 samples a second; "
             + "a 200 ms window needs 20\n"), "\(slow)")
+    }
+}
+
+extension RecordingDetailsTests {
+    // The import comparison printed "-0.00 kg" where griptrack and the app agree to the hundredth.
+    @Test("a difference that rounds to nothing prints with a plus sign, never as -0.00", arguments: [
+        (-0.004, "+0.00 kg"), (-0.0, "+0.00 kg"), (0.004, "+0.00 kg"), (-0.006, "-0.01 kg"), (0.123, "+0.12 kg"),
+    ])
+    func noNegativeZero(value: Double, text: String) {
+        #expect(ImportComparison.signed(value, "kg") == text)
     }
 }

@@ -21,7 +21,16 @@ enum Format {
     static func kg(_ value: Double?) -> String { value.map { String(format: "%.1f kg", $0) } ?? "—" }
 
     /// `+1.2 kg` / `-0.4 kg`, or `—`.
-    static func signedKg(_ value: Double?) -> String { value.map { String(format: "%+.1f kg", $0) } ?? "—" }
+    static func signedKg(_ value: Double?) -> String {
+        value.map { String(format: "%+.1f kg", withoutNegativeZero($0, decimals: 1)) } ?? "—"
+    }
+
+    /// `value`, or +0 when it rounds to zero at `decimals` places: printf writes `-0.00` for a tiny negative
+    /// difference, which reads as a loss where there is none.
+    static func withoutNegativeZero(_ value: Double, decimals: Int) -> Double {
+        let scale = (0..<decimals).reduce(1.0) { product, _ in product * 10 }
+        return (value * scale).rounded() == 0 ? 0 : value
+    }
 
     /// ``kg(_:)`` for a float32 force.
     static func kg(_ value: Float?) -> String { kg(value.map(Double.init)) }

@@ -164,8 +164,9 @@ struct ImportComparison: Encodable {
         value.map { String(format: "%.2f", $0) + " " + unit } ?? "—"
     }
 
+    /// `+0.12 kg`; a difference that rounds to nothing is `+0.00`, never `-0.00`.
     static func signed(_ value: Double?, _ unit: String) -> String {
-        value.map { String(format: "%+.2f", $0) + " " + unit } ?? "—"
+        value.map { String(format: "%+.2f", Format.withoutNegativeZero($0, decimals: 2)) + " " + unit } ?? "—"
     }
 
     static func minus(_ a: Double?, _ b: Double?) -> Double? {
