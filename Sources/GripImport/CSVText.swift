@@ -121,6 +121,11 @@ struct CSVLines<Source: ImportByteSource> {
     }
 
     private mutating func makeLine(_ range: Range<Int>) throws -> CSVLine {
+        // The same limit whether the line came whole in one chunk or was still open when the buffer filled.
+        guard range.count <= Self.maximumLineBytes else {
+            throw GripImportError(
+                file: file, line: number + 1, "a line longer than \(Self.maximumLineBytes) bytes: this is not a CSV export")
+        }
         number += 1
         let bytes = buffer[range]
         guard String(validating: bytes, as: UTF8.self) != nil else {

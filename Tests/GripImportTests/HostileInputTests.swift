@@ -77,10 +77,11 @@ struct HostileInputTests {
         }
     }
 
-    @Test("a line without an end is refused, not buffered")
+    @Test("a line longer than 64 KiB is refused, with or without its end, not buffered")
     func endlessLine() {
         let text = MalformedExportTests.header + "time,weight\r\n" + String(repeating: "1", count: 70_000)
         #expect(ImportFixtures.error(text) == "bad.csv:5: a line longer than 65536 bytes: this is not a CSV export")
+        #expect(ImportFixtures.error(text + "\r\n") == "bad.csv:5: a line longer than 65536 bytes: this is not a CSV export")
     }
 
     @Test("a file a spreadsheet padded with empty columns reads as the original")

@@ -61,8 +61,12 @@ extension Griptrack {
                 for item in prepared {
                     var samples: [StoredSample] = []
                     samples.reserveCapacity(item.export.series.count)
-                    _ = try Self.failing { () throws(ImportInput.Failure) in
+                    let again = try Self.failing { () throws(ImportInput.Failure) in
                         try ImportInput.read(item.opened) { samples.append(StoredSample(micros: $0.micros, kilograms: $0.kilograms)) }
+                    }
+                    // What is stored must be what was checked.
+                    guard again.series == item.export.series else {
+                        throw CLIExit.error.fail("\(item.export.fileName) changed while it was being imported: nothing was stored; import it again")
                     }
                     items.append(RecordingStore.ImportedRecording(
                         recording: item.analysis.recording, samples: samples, draft: item.draft, endedAt: item.endedAt,
