@@ -14,18 +14,28 @@ extension SyncError {
         } else if let error = error as? PSQLError {
             self = .server(operation: operation, detail: Self.detail(error))
         } else {
-            self = .server(operation: operation, detail: String(describing: error))
+            self = .server(operation: operation, detail: ServerText.clean(String(describing: error)))
         }
     }
 
-    /// The server's message and SQLSTATE, or the connection failure (PSQLError's `description` hides both).
-    static func detail(_ error: PSQLError) -> String {
+    /// The server's message and SQLSTATE, or the connection failure (PSQLError's `description` hides both),
+    /// cleaned for printing (``ServerText``).
+    static func detail(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return ServerText.clean(String(describing: error)) }
         if let server = error.serverInfo {
             let message = server[.message] ?? "no message"
             let state = server[.sqlState].map { " [SQLSTATE \($0)]" } ?? ""
-            return message + state
+            return ServerText.clean(message + state)
         }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        if let underlying = error.underlying { return ServerText.clean("\(error.code): \(underlying)") }
         return "\(error.code)"
+    }
+
+    /// The server's SQLSTATE, when the error is the server's.
+    static func sqlState(_ error: any Error) -> String? {
+        if let error = error as? PostgresTransactionError {
+            return sqlState(error.closureError ?? error.commitError ?? error.beginError ?? error)
+        }
+        return (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 }
