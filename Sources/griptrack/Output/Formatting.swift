@@ -8,6 +8,9 @@ enum Format {
     /// `2026-01-04 10:12:03` in the local time zone.
     static func second(_ date: Date) -> String { formatter("yyyy-MM-dd HH:mm:ss").string(from: date) }
 
+    /// `2026-01-04 18:30:12.345` in the local time zone: for events that can come seconds apart (sync attempts).
+    static func millisecond(_ date: Date) -> String { formatter("yyyy-MM-dd HH:mm:ss.SSS").string(from: date) }
+
     /// `2026-01-04` in the local time zone.
     static func day(_ date: Date) -> String { formatter("yyyy-MM-dd").string(from: date) }
 
