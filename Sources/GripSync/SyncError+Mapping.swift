@@ -27,8 +27,32 @@ extension SyncError {
             let state = server[.sqlState].map { " [SQLSTATE \($0)]" } ?? ""
             return ServerText.clean(message + state)
         }
-        if let underlying = error.underlying { return ServerText.clean("\(error.code): \(underlying)") }
+        if let underlying = error.underlying { return connectionDetail(underlying) }
         return "\(error.code)"
+    }
+
+    /// A connection failure in plain words. The library's own descriptions nest parentheses unevenly
+    /// ("connect(descriptor:addr:size:): No such file or directory) (errno: 2)"), and they end up after the
+    /// project's sentence.
+    static func connectionDetail(_ error: any Error) -> String {
+        switch error {
+        case let error as NIOConnectionError:
+            if let dns = error.dnsAError ?? error.dnsAAAAError {
+                return "cannot resolve \(error.host): " + connectionDetail(dns)
+            }
+            let attempts = error.connectionErrors.map { failure in
+                let address = failure.target.ipAddress.map { "\($0):\(failure.target.port ?? error.port)" } ?? error.host
+                return address + ": " + connectionDetail(failure.error)
+            }
+            return attempts.isEmpty ? "no address of \(error.host) answered" : attempts.joined(separator: "; ")
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)) + ", errno \(error.errnoCode)"
+        case let error as ChannelError:
+            if case .connectTimeout(let limit) = error { return "no connection within \(limit)" }
+            return ServerText.clean("\(error)")
+        default:
+            return ServerText.clean(String(describing: error))
+        }
     }
 
     /// The server's SQLSTATE, when the error is the server's.

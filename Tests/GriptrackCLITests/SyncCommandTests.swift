@@ -38,7 +38,10 @@ struct SyncCommandTests {
         try sandbox.run("replay", sandbox.capture("max-pulls"), "--save")
         let result = try sandbox.run("sync")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("Could not connect to PostgreSQL at griptrack@127.0.0.1:1/griptrack"), "\(result)")
+        #expect(result.stderr.contains("Could not connect to PostgreSQL at griptrack@127.0.0.1:1/griptrack."), "\(result)")
+        // The project's sentence first, the library's detail after it, in words, parentheses balanced.
+        #expect(result.stderr.contains("Detail: 127.0.0.1:1: Connection refused, errno 111"), "\(result)")
+        #expect(result.stderr.filter { $0 == "(" }.count == result.stderr.filter { $0 == ")" }.count, "\(result)")
         let status = try sandbox.run("sync", "status")
         #expect(status.stdout.contains("Last error: "), "\(status)")
         #expect(status.stdout.contains("Could not connect"), "\(status)")
