@@ -118,7 +118,7 @@ struct SchemaCheck: Sendable, Equatable {
             WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
               AND c.relname = ANY(\(tables)) AND a.attnum > 0 AND NOT a.attisdropped
             """, logger: logger
-        ).decode((String, String, String, Bool).self) {
+        ).checked(columns: 4).decode((String, String, String, Bool).self) {
             columns[table, default: [:]][column] = Column(type: type, notNull: notNull)
         }
         var keys: [String: [String]] = [:]
@@ -132,7 +132,7 @@ struct SchemaCheck: Sendable, Equatable {
             WHERE i.indisprimary AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY(\(tables))
             ORDER BY c.relname, k.position
             """, logger: logger
-        ).decode((String, String).self) {
+        ).checked(columns: 2).decode((String, String).self) {
             keys[table, default: []].append(column)
         }
         return SchemaCheck(columns: columns, primaryKeys: keys)

@@ -130,7 +130,7 @@ enum ServerSchema {
             var done = Set<Int>()
             for try await version in try await connection.query(
                 "SELECT version FROM griptrack_schema", logger: logger
-            ).decode(Int.self) {
+            ).checked(columns: 1).decode(Int.self) {
                 done.insert(version)
             }
             if let newest = done.max(), newest > currentVersion {

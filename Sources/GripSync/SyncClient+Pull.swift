@@ -60,7 +60,7 @@ extension SyncClient {
                 var total = rows.count
                 for try await count in try await connection.query(
                     "SELECT count(*) FROM recordings WHERE account = \(account)", logger: logger
-                ).decode(Int64.self) {
+                ).checked(columns: 1).decode(Int64.self) {
                     total = max(rows.count, Int(count))
                 }
                 return RemotePage(recordings: rows, total: total)
@@ -85,7 +85,7 @@ extension SyncClient {
                 ORDER BY started_at DESC, uuid LIMIT \(rowLimit)
                 """, logger: logger)
             var result: [RemoteRecording] = []
-            for try await row in rows.decode(
+            for try await row in rows.checked(columns: 13).decode(
                 (UUID, String, Date, Date?, String, String, String?, String?, String, Int64, Int32, Double?, Double?).self
             ) {
                 result.append(
@@ -129,7 +129,7 @@ extension SyncClient {
                     WHERE r.account = \(account)
                     ORDER BY e.recording_uuid, e.effort_index
                     """, logger: logger)
-                for try await row in rows.decode(
+                for try await row in rows.checked(columns: 13).decode(
                     (UUID, Int32, Int64, Int64, Double, Double, Int64, Int64, Double?, Double, Double, Bool, Bool).self
                 ) {
                     efforts[row.0, default: []].append(
@@ -193,7 +193,7 @@ extension SyncClient {
                     WHERE r.uuid = \(uuid) AND r.account = \(account)
                     ORDER BY e.effort_index
                     """, logger: logger)
-                for try await row in effortRows.decode(EffortRow.self) {
+                for try await row in effortRows.checked(columns: 12).decode(EffortRow.self) {
                     efforts.append(Self.effort(row))
                 }
                 var samples: [StoredSample] = []
@@ -205,7 +205,7 @@ extension SyncClient {
                     WHERE r.uuid = \(uuid) AND r.account = \(account)
                     ORDER BY c.sequence
                     """, logger: logger)
-                for try await (sequence, encoding, first, count, bytes) in chunkRows.decode(
+                for try await (sequence, encoding, first, count, bytes) in chunkRows.checked(columns: 5).decode(
                     (Int32, Int16, Int64, Int32, ByteBuffer).self)
                 {
                     let chunk = RawSampleChunk(

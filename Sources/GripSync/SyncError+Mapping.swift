@@ -63,3 +63,21 @@ extension SyncError {
         return (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 }
+
+extension PostgresRowSequence {
+    /// The rows, each checked to have at least `columns` columns before it is decoded.
+    ///
+    /// postgres-nio's `decode` traps (a precondition) on a row with fewer columns than the tuple it is decoded
+    /// into, and a server's reply is not trusted to match the query: a hostile or broken server must get an error,
+    /// not crash griptrack (found by the `pgreply` fuzzer: Fuzz/Corpus/pgreply/regression-fewer-columns).
+    func checked(columns: Int) -> AsyncThrowingMapSequence<PostgresRowSequence, PostgresRow> {
+        map { row in
+            guard row.count >= columns else {
+                throw SyncError.server(
+                    operation: "read the server's answer",
+                    detail: "a row has \(row.count) columns where the query asked for \(columns)")
+            }
+            return row
+        }
+    }
+}

@@ -146,6 +146,28 @@ struct SyncUntrustedServerTests {
         }
     }
 
+    @Test("a reply with fewer columns than the query asked for is an error, not a crash (fuzz: regression-fewer-columns)")
+    func fewerColumnsThanAsked() async throws {
+        // The pgreply fuzzer's input: the schema check's 4-column catalog rows, in answer to the recordings query.
+        let reply = try #require(Data(base64Encoded: Self.fewerColumnsReply))
+        let fake = try FakePostgresServer(.garbageAfterStartup(Array(reply)))
+        defer { fake.stop() }
+        let pi = try Pi(
+            endpoint: SyncFixtures.endpoint(fake, tls: .disable), device: "pi-gym", timeouts: SyncFixtures.shortTimeouts)
+        let error = await #expect(throws: SyncError.self) {
+            try await pi.client.withConnection(migrating: false) { connection throws(SyncError) in
+                try await pi.client.fetchRecordings(on: connection, uuidPrefix: nil, limit: 20)
+            }
+        }
+        #expect(error?.description.contains("a row has 4 columns where the query asked for 13") == true, "\(String(describing: error))")
+    }
+
+    static let fewerColumnsReply = """
+        MQAAAAR0AAAABgAAVAAAAHUABHJlbG5hbWUAAAAAAAAAAAAAGf///////wABYXR0bmFtZQAAAAAAAAAAAAAZ////////AAFmb3JtYXRfdHlwZQAAAAAAAAAAAAAZ\
+        ////////AAFhdHRub3RudWxsAAAAAAAAAAAAABAAAf////8AATIAAAAERAAAADUABAAAAA1zYW1wbGVfY2h1bmtzAAAAB3NhbXBsZXMAAAAFYnl0ZWEAAAABAUQA\
+        AP8AKQAEAAAACnJlY29yZGluZ3MAAAAEaGFuZAAAAAR0ZXh0AAAAAQBDAAAADVNFTEU6Q1QgMQBaAAAABUk=
+        """
+
     @Test("sslmode defaults to require for any host but this machine")
     func defaultTLSMode() {
         #expect(SyncEndpoint(host: "db.example.net", user: "u", database: "d").tls == .require)
