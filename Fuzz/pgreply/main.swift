@@ -94,12 +94,26 @@ func answer(query: UInt8, reply: [UInt8]) async {
     try? await connection.close()
 }
 
+/// Whether `reply` holds a DataRow with a negative column count: postgres-nio 1.33's decoder traps on it (not fixed
+/// yet: docs/fuzzing.md, Fuzz/Known/pgreply). Such replies are skipped so that runs look for what is not known.
+func hasNegativeColumnCount(_ reply: [UInt8]) -> Bool {
+    var index = 0
+    while index + 5 <= reply.count {
+        let length = reply[(index + 1)...(index + 4)].reduce(0) { $0 << 8 | Int($1) }
+        if reply[index] == UInt8(ascii: "D"), index + 7 <= reply.count, reply[index + 5] & 0x80 != 0 { return true }
+        guard length >= 4 else { return false }
+        index += 1 + length
+    }
+    return false
+}
+
 fuzzMain { data, size in
     let input = Array(fuzzInput(data, size))
     guard let mode = input.first else { return 0 }
     let rest = Array(input.dropFirst())
     switch mode % 4 {
     case 0, 1:
+        guard !hasNegativeColumnCount(rest) else { return 0 }
         let done = DispatchSemaphore(value: 0)
         // Detached: top-level code runs on the main actor, whose thread waits on the semaphore below.
         Task.detached {
