@@ -243,5 +243,12 @@ if fuzzing {
             name: "fuzz-store",
             dependencies: ["GripStore", "FuzzSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Fuzz/store", swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-pgreply",
+            dependencies: [
+                "GripSync", "FuzzSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Fuzz/pgreply", swiftSettings: strictSwift, linkerSettings: fuzzLink),
     ]
 }

@@ -19,8 +19,18 @@ extension GriptrackConfig {
                 problem: "cannot read \(path); it must be readable by the user griptrack runs as")
         }
         // The first line, without its line end: "\n" or "\r\n" (one Character, which a split on "\n" would keep).
-        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let password = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        guard !password.isEmpty else {
+            throw ConfigError(
+                file: self.path ?? "(defaults)", line: nil, key: "sync.password_file",
+                problem: "the first line of \(path) is empty; write the password on it (or remove password_file to "
+                    + "log in without one)")
+        }
+        return password
     }
+
+    /// The largest `password_file` read: a password is one line; a bigger file is the wrong file.
+    public static let passwordFileLimit = 4096
 
     /// Refuses a `password_file` that is missing or that the group or others may read, at load time (exit 5, with
     /// the key's line), so a leaked secret is caught before the first sync.
@@ -35,6 +45,18 @@ extension GriptrackConfig {
             throw ConfigError(
                 file: file, line: line, key: "sync.password_file",
                 problem: "\(path) does not exist or cannot be read (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_size > 0 else {
+            throw ConfigError(
+                file: file, line: line, key: "sync.password_file",
+                problem: "\(path) is empty; write the password on its first line (or remove password_file to log in "
+                    + "without one)")
+        }
+        guard info.st_size <= passwordFileLimit else {
+            throw ConfigError(
+                file: file, line: line, key: "sync.password_file",
+                problem: "\(path) is \(info.st_size) bytes, more than a password file holds (at most "
+                    + "\(passwordFileLimit)); name the file that holds only the password")
         }
         guard info.st_mode & 0o077 == 0 else {
             throw ConfigError(

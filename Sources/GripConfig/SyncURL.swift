@@ -1,6 +1,6 @@
 import Foundation
 
-/// `[sync] url`, parsed: `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`.
+/// `[sync] url`, parsed: `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full]`.
 /// A `host=/directory` query item (as libpq reads it) names a Unix-socket directory instead of a TCP host.
 public struct SyncURL: Sendable, Equatable {
     public var user: String
@@ -10,12 +10,13 @@ public struct SyncURL: Sendable, Equatable {
     public var host: String
     public var port: Int
     public var database: String
-    /// `disable`, `prefer` (the default) or `require`.
-    public var sslMode: String
+    /// `disable`, `prefer`, `require` or `verify-full`; `nil` when the URL names none (the sync client then
+    /// requires TLS for any host but this machine).
+    public var sslMode: String?
 
     /// Creates a URL value.
     /// - Parameters: See the properties.
-    public init(user: String, password: String?, host: String, port: Int, database: String, sslMode: String) {
+    public init(user: String, password: String?, host: String, port: Int, database: String, sslMode: String?) {
         self.user = user
         self.password = password
         self.host = host
@@ -25,7 +26,7 @@ public struct SyncURL: Sendable, Equatable {
     }
 
     /// The TLS modes `sslmode` accepts.
-    public static let sslModes = ["disable", "prefer", "require"]
+    public static let sslModes = ["disable", "prefer", "require", "verify-full"]
 
     /// Parses a URL.
     ///
@@ -50,9 +51,9 @@ public struct SyncURL: Sendable, Equatable {
         guard !database.isEmpty, !database.contains("/") else {
             return .failure(.init(text: "the URL names no database (the path after the host), \(example)"))
         }
-        let sslMode = items.first { $0.name == "sslmode" }?.value ?? "prefer"
-        guard sslModes.contains(sslMode) else {
-            return .failure(.init(text: "sslmode must be disable, prefer or require, got \"\(sslMode)\""))
+        let sslMode = items.first { $0.name == "sslmode" }?.value
+        if let sslMode, !sslModes.contains(sslMode) {
+            return .failure(.init(text: "sslmode must be disable, prefer, require or verify-full, got \"\(sslMode)\""))
         }
         if let unknown = items.first(where: { $0.name != "sslmode" && $0.name != "host" }) {
             return .failure(.init(text: "unknown URL parameter \"\(unknown.name)\"; known: sslmode, host"))

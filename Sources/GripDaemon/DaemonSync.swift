@@ -28,7 +28,7 @@ public struct DaemonSync: Sendable {
         }
         let endpoint = SyncEndpoint(
             host: url.host, port: url.port, user: url.user, password: try file.syncPassword(), database: url.database,
-            tls: SyncEndpoint.TLSMode(rawValue: url.sslMode) ?? .prefer, caFile: file.syncCAPath)
+            tls: url.sslMode.flatMap(SyncEndpoint.TLSMode.init(rawValue:)), caFile: file.syncCAPath)
         let device = file.sync.deviceName ?? ProcessInfo.processInfo.hostName
         return DaemonSync(
             client: SyncClient(

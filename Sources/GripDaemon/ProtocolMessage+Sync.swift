@@ -10,6 +10,7 @@ extension ProtocolMessage {
         if let error = snapshot.lastError { object.add("last_error", error) }
         object.add("failures", snapshot.failures)
         object.add("next_push_s", snapshot.nextDelaySeconds)
+        if let since = snapshot.pushingSince { object.add("pushing_since", wallSeconds(since)) }
         return object.object
     }
 }

@@ -115,42 +115,38 @@ enum ServerSchema {
     /// Brings the server's schema to ``currentVersion``, under the advisory lock.
     ///
     /// - Returns: The versions this call applied (empty when another client had already done it).
-    /// - Throws: ``SyncError/serverSchemaNewer(serverVersion:knownVersion:)`` or ``SyncError/server(operation:detail:)``.
+    /// - Throws: ``SyncError/serverSchemaNewer(serverVersion:knownVersion:)`` (inside a `PostgresTransactionError`)
+    ///   or what postgres-nio threw, unmapped: the caller (``SyncClient/prepare(_:)``) tells a lock timeout apart.
     @discardableResult
-    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws(SyncError) -> [Int] {
-        let applied: [Int]
-        do {
-            applied = try await connection.withTransaction(logger: logger) { connection in
-                // Taken first: CREATE TABLE IF NOT EXISTS alone is not safe against a concurrent creator.
-                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
-                try await connection.query(
-                    """
-                    CREATE TABLE IF NOT EXISTS griptrack_schema (
-                        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-                    """, logger: logger)
-                var done = Set<Int>()
-                for try await version in try await connection.query(
-                    "SELECT version FROM griptrack_schema", logger: logger
-                ).decode(Int.self) {
-                    done.insert(version)
-                }
-                if let newest = done.max(), newest > currentVersion {
-                    throw SyncError.serverSchemaNewer(serverVersion: newest, knownVersion: currentVersion)
-                }
-                var applied: [Int] = []
-                for migration in migrations where !done.contains(migration.version) {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO griptrack_schema (version, name) VALUES (\(migration.version), \(migration.name))",
-                        logger: logger)
-                    applied.append(migration.version)
-                }
-                return applied
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        let applied = try await connection.withTransaction(logger: logger) { connection in
+            // Taken first: CREATE TABLE IF NOT EXISTS alone is not safe against a concurrent creator.
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS griptrack_schema (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+            var done = Set<Int>()
+            for try await version in try await connection.query(
+                "SELECT version FROM griptrack_schema", logger: logger
+            ).checked(columns: 1).decode(Int.self) {
+                done.insert(version)
             }
-        } catch {
-            throw SyncError(error, operation: "migrate the sync schema")
+            if let newest = done.max(), newest > currentVersion {
+                throw SyncError.serverSchemaNewer(serverVersion: newest, knownVersion: currentVersion)
+            }
+            var applied: [Int] = []
+            for migration in migrations where !done.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO griptrack_schema (version, name) VALUES (\(migration.version), \(migration.name))",
+                    logger: logger)
+                applied.append(migration.version)
+            }
+            return applied
         }
         if !applied.isEmpty { logger.info("sync schema migrated", metadata: ["versions": "\(applied)"]) }
         return applied

@@ -9,9 +9,20 @@ enum ServerWrites {
     /// Chunks per INSERT (a bytea[] of 2,000 chunks of 0.5 s at 80 Hz is about 0.5 MB).
     static let chunksPerStatement = 2_000
 
+    /// A recording the batch could not write because the server holds its UUID under another account.
+    struct Conflict: Sendable, Equatable {
+        var uuid: UUID
+        var id: RecordingID
+    }
+
+    /// Applies the plan's statements (inside the caller's transaction).
+    ///
+    /// - Returns: The recordings whose UUID another account holds on the server: their upsert changed nothing.
+    @discardableResult
     static func apply(
         _ plan: PushPlan, account: String, deviceName: String, on connection: PostgresConnection, logger: Logger
-    ) async throws {
+    ) async throws -> [Conflict] {
+        var conflicts: [Conflict] = []
         try await connection.query(
             """
             INSERT INTO devices (account, device_name) VALUES (\(account), \(deviceName))
@@ -24,7 +35,13 @@ enum ServerWrites {
                     recording, updatedAt: updatedAt, account: account, deviceName: deviceName, on: connection,
                     logger: logger)
                 // Not ours (another device's UUID), tombstoned, or the server has newer state: leave it alone.
-                guard owned else { continue }
+                // Another account's row is the one case that loses data without a word, so it is reported.
+                guard owned else {
+                    if try await heldByAnotherAccount(recording.row.uuid, account: account, on: connection, logger: logger) {
+                        conflicts.append(Conflict(uuid: recording.row.uuid, id: recording.row.id))
+                    }
+                    continue
+                }
                 try await replaceEfforts(recording, on: connection, logger: logger)
                 try await insertChunks(chunks, of: recording.row.uuid, on: connection, logger: logger)
                 // Chunks beyond the device's count were cut off there since (a trimmed tail): drop them here too.
@@ -66,6 +83,18 @@ enum ServerWrites {
                     """, logger: logger)
             }
         }
+        return conflicts
+    }
+
+    /// Whether the server holds `uuid` under an account other than `account`.
+    private static func heldByAnotherAccount(
+        _ uuid: UUID, account: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        let rows = try await connection.query(
+            "SELECT 1 FROM recordings WHERE uuid = \(uuid) AND account <> \(account)", logger: logger)
+        var found = false
+        for try await _ in rows { found = true }
+        return found
     }
 
     /// Inserts or updates the recording unless it is tombstoned, belongs to another device, or the server holds a

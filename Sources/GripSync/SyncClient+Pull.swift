@@ -13,6 +13,16 @@ public struct RemoteRecordingDetail: Sendable {
     public var samples: [StoredSample]
 }
 
+/// Some of the account's recordings, and how many it has.
+public struct RemotePage: Sendable {
+    /// Newest first.
+    public var recordings: [RemoteRecording]
+    /// The account's recordings on the server, shown or not.
+    public var total: Int
+    /// Those not in ``recordings``.
+    public var hidden: Int { max(0, total - recordings.count) }
+}
+
 /// The answer to "which recording does this UUID prefix name?".
 public enum RemoteLookup: Sendable {
     case found(RemoteRecordingDetail)
@@ -29,7 +39,32 @@ extension SyncClient {
     /// - Throws: ``SyncError``.
     public func recordingsEverywhere(limit: Int? = nil) async throws(SyncError) -> [RemoteRecording] {
         try await withConnection { connection throws(SyncError) in
-            try await fetchRecordings(on: connection, uuidPrefix: nil, limit: limit)
+            try await wait(.read("list the account's recordings"), on: connection, within: settings.timeouts.read) {
+                connection in
+                try await fetchRecordings(on: connection, uuidPrefix: nil, limit: limit)
+            }
+        }
+    }
+
+    /// The account's newest recordings and how many it has in all (`list --everywhere` says what it leaves out).
+    ///
+    /// - Parameter limit: How many; `nil` for all.
+    /// - Returns: The rows, newest first, and the account's total.
+    /// - Throws: ``SyncError``.
+    public func recordingPageEverywhere(limit: Int?) async throws(SyncError) -> RemotePage {
+        let account = settings.account
+        return try await withConnection { connection throws(SyncError) in
+            try await wait(.read("list the account's recordings"), on: connection, within: settings.timeouts.read) {
+                connection in
+                let rows = try await fetchRecordings(on: connection, uuidPrefix: nil, limit: limit)
+                var total = rows.count
+                for try await count in try await connection.query(
+                    "SELECT count(*) FROM recordings WHERE account = \(account)", logger: logger
+                ).checked(columns: 1).decode(Int64.self) {
+                    total = max(rows.count, Int(count))
+                }
+                return RemotePage(recordings: rows, total: total)
+            }
         }
     }
 
@@ -50,7 +85,7 @@ extension SyncClient {
                 ORDER BY started_at DESC, uuid LIMIT \(rowLimit)
                 """, logger: logger)
             var result: [RemoteRecording] = []
-            for try await row in rows.decode(
+            for try await row in rows.checked(columns: 13).decode(
                 (UUID, String, Date, Date?, String, String, String?, String?, String, Int64, Int32, Double?, Double?).self
             ) {
                 result.append(
@@ -73,6 +108,17 @@ extension SyncClient {
     public func historyEverywhere() async throws(SyncError) -> [(recording: RemoteRecording, efforts: [StoredEffort])] {
         let account = settings.account
         return try await withConnection { connection throws(SyncError) in
+            try await wait(.read("read the account's history"), on: connection, within: settings.timeouts.read) {
+                connection in
+                try await history(on: connection, account: account)
+            }
+        }
+    }
+
+    private func history(
+        on connection: PostgresConnection, account: String
+    ) async throws(SyncError) -> [(recording: RemoteRecording, efforts: [StoredEffort])] {
+        do {
             let recordings = try await fetchRecordings(on: connection, uuidPrefix: nil, limit: nil)
             var efforts: [UUID: [StoredEffort]] = [:]
             do {
@@ -83,7 +129,7 @@ extension SyncClient {
                     WHERE r.account = \(account)
                     ORDER BY e.recording_uuid, e.effort_index
                     """, logger: logger)
-                for try await row in rows.decode(
+                for try await row in rows.checked(columns: 13).decode(
                     (UUID, Int32, Int64, Int64, Double, Double, Int64, Int64, Double?, Double, Double, Bool, Bool).self
                 ) {
                     efforts[row.0, default: []].append(
@@ -122,6 +168,17 @@ extension SyncClient {
         else { return .notFound }
         let account = settings.account
         return try await withConnection { connection throws(SyncError) in
+            try await wait(.read("read recording \(prefix)"), on: connection, within: settings.timeouts.read) {
+                connection in
+                try await lookUp(prefix, account: account, on: connection)
+            }
+        }
+    }
+
+    func lookUp(
+        _ prefix: String, account: String, on connection: PostgresConnection
+    ) async throws(SyncError) -> RemoteLookup {
+        do {
             let matches = try await fetchRecordings(on: connection, uuidPrefix: prefix, limit: 5)
             guard matches.count == 1, let recording = matches.first else {
                 return matches.isEmpty ? .notFound : .ambiguous(matches)
@@ -136,7 +193,7 @@ extension SyncClient {
                     WHERE r.uuid = \(uuid) AND r.account = \(account)
                     ORDER BY e.effort_index
                     """, logger: logger)
-                for try await row in effortRows.decode(EffortRow.self) {
+                for try await row in effortRows.checked(columns: 12).decode(EffortRow.self) {
                     efforts.append(Self.effort(row))
                 }
                 var samples: [StoredSample] = []
@@ -148,7 +205,7 @@ extension SyncClient {
                     WHERE r.uuid = \(uuid) AND r.account = \(account)
                     ORDER BY c.sequence
                     """, logger: logger)
-                for try await (sequence, encoding, first, count, bytes) in chunkRows.decode(
+                for try await (sequence, encoding, first, count, bytes) in chunkRows.checked(columns: 5).decode(
                     (Int32, Int16, Int64, Int32, ByteBuffer).self)
                 {
                     let chunk = RawSampleChunk(

@@ -34,16 +34,20 @@ public struct SyncClient: Sendable {
     ///   - store: The local database.
     ///   - context: The configuration's bypass flag and the free plan, as every access decision takes them.
     ///   - now: The clock for the access decision.
+    ///   - checkWhenEmpty: With nothing waiting, still connect, migrate and check the server (`griptrack sync`:
+    ///     a first setup with a wrong database or host must fail, not print "Sent 0 rows"). griptrackd leaves it
+    ///     off, so an idle Pi opens no connection.
     ///   - progress: Called after each committed batch.
     /// - Returns: What was shipped.
     /// - Throws: ``SyncError``; the failure is also kept in the store for `griptrack sync status`.
     @discardableResult
     public func push(
-        from store: RecordingStore, context: AccessContext, now: Date = Date(),
+        from store: RecordingStore, context: AccessContext, now: Date = Date(), checkWhenEmpty: Bool = false,
         progress: (PushProgress) -> Void = { _ in }
     ) async throws(SyncError) -> PushSummary {
         do throws(SyncError) {
-            let summary = try await pushUnrecorded(from: store, context: context, now: now, progress: progress)
+            let summary = try await pushUnrecorded(
+                from: store, context: context, now: now, checkWhenEmpty: checkWhenEmpty, progress: progress)
             do throws(GripStoreError) {
                 if summary.rows == 0 { try store.recordSyncSuccess() }
             } catch {
@@ -51,121 +55,184 @@ public struct SyncClient: Sendable {
             }
             return summary
         } catch {
-            try? store.recordSyncFailure(error.description)
+            // A push stopped from outside did not fail; the next one carries on.
+            if error != .interrupted { try? store.recordSyncFailure(error.description) }
             throw error
         }
     }
 
     private func pushUnrecorded(
-        from store: RecordingStore, context: AccessContext, now: Date, progress: (PushProgress) -> Void
+        from store: RecordingStore, context: AccessContext, now: Date, checkWhenEmpty: Bool,
+        progress: (PushProgress) -> Void
     ) async throws(SyncError) -> PushSummary {
         try SyncGate.requirePro(store: store, context: context, now: now)
         // Nothing waiting: no connection, so an idle Pi neither wakes the server nor its own network every interval.
+        let empty: Bool
         do throws(GripStoreError) {
-            if try store.pendingOutbox(limit: 1).isEmpty { return PushSummary() }
+            empty = try store.pendingOutbox(limit: 1).isEmpty
         } catch {
             throw .store(error)
+        }
+        if empty {
+            if checkWhenEmpty { try await migrate() }
+            return PushSummary()
         }
         let started = ContinuousClock.now
         return try await withConnection { connection throws(SyncError) in
             var summary = PushSummary()
+            // Rows of recordings another account holds stay in the outbox; later batches start after them.
+            var after: Int64 = 0
+            var conflicts: [ServerWrites.Conflict] = []
             while true {
                 let entries: [OutboxEntry]
                 do throws(GripStoreError) {
-                    entries = try store.pendingOutbox(limit: settings.batchSize)
+                    entries = try store.pendingOutbox(after: after, limit: settings.batchSize)
                 } catch {
                     throw .store(error)
                 }
                 guard !entries.isEmpty else { break }
-                // A server that went away between batches (restart, failover) closes the connection; a query sent
-                // on it then may never be answered, so stop here and let the next push reconnect.
-                guard !connection.isClosed else {
-                    throw .server(operation: "send the next batch", detail: "the server closed the connection")
-                }
                 let plan = try PushPlan(entries, store: store)
-                try await applyWithDeadline(plan, on: connection)
+                let refused = try await apply(plan, on: connection)
                 // After the commit, never before: a crash here re-sends the batch, which the upserts absorb.
+                for conflict in refused where !conflicts.contains(where: { $0.uuid == conflict.uuid }) {
+                    conflicts.append(conflict)
+                }
+                // Every refused recording so far, not only this batch's: an acknowledgement removes every row up
+                // to the batch's last id, earlier batches' kept rows included.
                 do throws(GripStoreError) {
-                    try store.acknowledgeOutbox(upTo: plan.lastID)
+                    try store.acknowledgeOutbox(upTo: plan.lastID, keeping: Set(conflicts.map(\.uuid)))
                 } catch {
                     throw .store(error)
                 }
+                after = plan.lastID
+                let before = summary
                 summary.add(plan)
                 summary.elapsed = ContinuousClock.now - started
-                progress(PushProgress(summary: summary, pendingAfter: (try? store.syncStatus().pendingRows) ?? 0))
+                progress(
+                    PushProgress(
+                        summary: summary, batch: summary.since(before),
+                        pendingAfter: (try? store.syncStatus().pendingRows) ?? 0))
+            }
+            if !conflicts.isEmpty {
+                throw .notOwned(
+                    recordings: conflicts.map { "#\($0.id.rawValue) (\($0.uuid.uuidString.lowercased().prefix(8)))" },
+                    account: settings.account)
             }
             return summary
         }
     }
 
-    /// Applies one batch in one transaction. If the server does not answer within ``SyncSettings/batchTimeout``,
-    /// the connection is closed (which fails the transaction: nothing of the batch is kept) and the push fails.
-    private func applyWithDeadline(_ plan: PushPlan, on connection: PostgresConnection) async throws(SyncError) {
+    /// Applies one batch in one transaction, within ``SyncTimeouts/batch``: past it the connection is closed (which
+    /// fails the transaction: nothing of the batch is kept) and the push fails.
+    ///
+    /// - Returns: The batch's recordings that another account holds on the server (left unsent).
+    private func apply(_ plan: PushPlan, on connection: PostgresConnection) async throws(SyncError) -> [ServerWrites.Conflict] {
         let settings = settings
         let logger = logger
-        do {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await connection.withTransaction(logger: logger) { connection in
-                        try await ServerWrites.apply(
-                            plan, account: settings.account, deviceName: settings.deviceName, on: connection,
-                            logger: logger)
-                    }
-                    return true
-                }
-                group.addTask {
-                    try await Task.sleep(for: settings.batchTimeout)
-                    try? await connection.close()
-                    return false
-                }
-                let finished = try await group.next() ?? false
-                group.cancelAll()
-                if !finished {
-                    throw SyncError.server(
-                        operation: "apply a batch of \(plan.rows) outbox rows",
-                        detail: "no answer within \(settings.batchTimeout); the connection was closed")
-                }
+        return try await wait(.batch(rows: plan.rows), on: connection, within: settings.timeouts.batch) { connection in
+            try await connection.withTransaction(logger: logger) { connection in
+                try await ServerWrites.apply(
+                    plan, account: settings.account, deviceName: settings.deviceName, on: connection, logger: logger)
             }
-        } catch {
-            throw SyncError(error, operation: "apply a batch of \(plan.rows) outbox rows")
         }
     }
 
     // MARK: - Schema
 
-    /// Connects and applies missing server migrations.
+    /// Connects, applies missing server migrations and checks the schema, without sending anything
+    /// (`griptrack sync --check`, and a first `sync` with nothing waiting).
     ///
     /// - Returns: The versions this call applied (empty when the schema was current).
     /// - Throws: ``SyncError``.
     @discardableResult
     public func migrate() async throws(SyncError) -> [Int] {
         try await withConnection(migrating: false) { connection throws(SyncError) in
-            try await ServerSchema.migrate(connection, logger: logger)
+            try await prepare(connection)
         }
     }
 
     // MARK: - Connection
 
-    /// Opens a connection, migrates (unless told not to), runs `body`, and closes the connection.
+    /// Opens a connection, prepares it (session deadlines, migrations, the schema check) unless told not to, runs
+    /// `body`, and closes the connection.
     func withConnection<T>(
         migrating: Bool = true, _ body: (PostgresConnection) async throws(SyncError) -> T
     ) async throws(SyncError) -> T {
-        let configuration = try settings.endpoint.connectionConfiguration()
-        let connection: PostgresConnection
+        let connection = try await connect()
         do {
-            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        } catch {
-            let detail = (error as? PSQLError).map(SyncError.detail) ?? String(describing: error)
-            throw .cannotConnect(target: settings.endpoint.displayName, detail: detail)
-        }
-        do {
-            if migrating { try await ServerSchema.migrate(connection, logger: logger) }
+            if migrating { try await prepare(connection) }
             let result = try await body(connection)
             try? await connection.close()
             return result
         } catch {
             try? await connection.close()
             throw error
+        }
+    }
+
+    /// The session's server-side deadlines, the migrations and the schema check, within ``SyncTimeouts/migration``.
+    ///
+    /// - Returns: The migrations applied.
+    @discardableResult
+    func prepare(_ connection: PostgresConnection) async throws(SyncError) -> [Int] {
+        let timeouts = settings.timeouts
+        let logger = logger
+        return try await wait(.migration, on: connection, within: timeouts.migration) { connection in
+            // The server ends a statement that waits too long for a lock (another session holding griptrack_schema)
+            // or runs too long, and says so, before the client's own deadline closes the connection.
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "SET lock_timeout = \(timeouts.lock.milliseconds)"), logger: logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "SET statement_timeout = \(max(timeouts.batch, timeouts.read).milliseconds)"),
+                logger: logger)
+            let applied = try await ServerSchema.migrate(connection, logger: logger)
+            let differences = try await SchemaCheck.read(connection, logger: logger).differences(from: .expected)
+            guard differences.isEmpty else { throw SyncError.serverSchemaChanged(differences: differences) }
+            return applied
+        }
+    }
+
+    /// One wait on the server, within `limit` (``Deadline``): past it, or when the caller is cancelled, the
+    /// connection is closed and the wait fails with what it was waiting for.
+    ///
+    /// - Throws: ``SyncError/timedOut(target:waitingFor:limit:detail:)`` (also when the server itself cancelled a
+    ///   statement for its lock or statement timeout), ``SyncError/interrupted``, or the mapped failure.
+    func wait<T: Sendable>(
+        _ what: SyncError.Wait, on connection: PostgresConnection, within limit: Duration,
+        _ work: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(SyncError) -> T {
+        let target = settings.endpoint.displayName
+        do {
+            return try await Deadline.run(within: limit, abandon: { _ = connection.close() as EventLoopFuture<Void> }) {
+                try await work(connection)
+            }
+        } catch is Deadline.Expired {
+            throw .timedOut(target: target, waitingFor: what, limit: limit, detail: nil)
+        } catch is CancellationError {
+            throw .interrupted
+        } catch {
+            switch SyncError.sqlState(error) {
+            case "55P03":  // lock_not_available: lock_timeout
+                throw .timedOut(
+                    target: target, waitingFor: what, limit: settings.timeouts.lock,
+                    detail: "another session holds a lock griptrack needs; " + SyncError.detail(error))
+            case "57014":  // query_canceled: statement_timeout
+                throw .timedOut(target: target, waitingFor: what, limit: limit, detail: SyncError.detail(error))
+            default:
+                throw SyncError(error, operation: what.operation)
+            }
+        }
+    }
+}
+
+extension SyncError.Wait {
+    /// What sync was doing, as the rest of a sentence ("PostgreSQL failed to …").
+    var operation: String {
+        switch self {
+        case .connect: "connect"
+        case .migration: "migrate the sync schema"
+        case .batch(let rows): "apply a batch of \(rows) outbox rows"
+        case .read(let what): what
         }
     }
 }
@@ -192,6 +259,21 @@ public struct PushSummary: Sendable, Equatable {
     /// An empty summary.
     public init() {}
 
+    /// What was shipped since `earlier` (a summary of the same push).
+    func since(_ earlier: PushSummary) -> PushSummary {
+        var batch = PushSummary()
+        batch.rows = rows - earlier.rows
+        batch.batches = batches - earlier.batches
+        batch.recordings = recordings - earlier.recordings
+        batch.chunks = chunks - earlier.chunks
+        batch.samples = samples - earlier.samples
+        batch.bytes = bytes - earlier.bytes
+        batch.tombstones = tombstones - earlier.tombstones
+        batch.subscriptionEvents = subscriptionEvents - earlier.subscriptionEvents
+        batch.elapsed = elapsed - earlier.elapsed
+        return batch
+    }
+
     mutating func add(_ plan: PushPlan) {
         rows += plan.rows
         batches += 1
@@ -213,6 +295,8 @@ public struct PushSummary: Sendable, Equatable {
 public struct PushProgress: Sendable, Equatable {
     /// Everything shipped so far in this push.
     public var summary: PushSummary
+    /// What this batch shipped.
+    public var batch: PushSummary
     /// Outbox rows still waiting.
     public var pendingAfter: Int
 }

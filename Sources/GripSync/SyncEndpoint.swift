@@ -8,10 +8,29 @@ public struct SyncEndpoint: Sendable, Equatable {
     public enum TLSMode: String, Sendable, Equatable, CaseIterable {
         /// Plain TCP (a Unix socket, or a trusted network).
         case disable
-        /// TLS when the server offers it.
+        /// TLS when the server offers it; a server that declines it and asks for a cleartext password gets none.
         case prefer
-        /// TLS or no connection.
+        /// TLS or no connection. The certificate chain is verified (against `ca_file`, else the system's trust
+        /// store) and so is the host name: stricter than libpq's `require`.
         case require
+        /// The same checks as ``require``, named as libpq names them.
+        case verifyFull = "verify-full"
+
+        /// The mode when the URL names none: `prefer` for a server on this machine (a Unix socket or a loopback
+        /// address, where nobody sits on the path), `require` for any other host.
+        ///
+        /// - Parameter host: The URL's host, or a Unix socket directory.
+        /// - Returns: The mode.
+        public static func standard(forHost host: String) -> TLSMode {
+            isLocal(host) ? .prefer : .require
+        }
+
+        /// Whether `host` is this machine: a Unix socket directory, `localhost`, 127.0.0.0/8 or ::1.
+        static func isLocal(_ host: String) -> Bool {
+            if host.hasPrefix("/") || host.lowercased() == "localhost" || host == "::1" || host == "[::1]" { return true }
+            let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+            return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        }
     }
 
     /// A host name or address; for a Unix socket, the directory that holds `.s.PGSQL.<port>`.
@@ -25,17 +44,17 @@ public struct SyncEndpoint: Sendable, Equatable {
     public var caFile: String?
 
     /// Creates an endpoint.
-    /// - Parameters: See the properties.
+    /// - Parameters: See the properties; `tls` is ``TLSMode/standard(forHost:)`` when not given.
     public init(
         host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
-        tls: TLSMode = .prefer, caFile: String? = nil
+        tls: TLSMode? = nil, caFile: String? = nil
     ) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
         self.database = database
-        self.tls = tls
+        self.tls = tls ?? .standard(forHost: host)
         self.caFile = caFile
     }
 
@@ -57,7 +76,7 @@ public struct SyncEndpoint: Sendable, Equatable {
         switch tls {
         case .disable:
             tlsSetting = .disable
-        case .prefer, .require:
+        case .prefer, .require, .verifyFull:
             var configuration = TLSConfiguration.makeClientConfiguration()
             if let caFile {
                 do {
@@ -72,7 +91,7 @@ public struct SyncEndpoint: Sendable, Equatable {
             } catch {
                 throw .tls(detail: "\(error)")
             }
-            tlsSetting = tls == .require ? .require(context) : .prefer(context)
+            tlsSetting = tls == .prefer ? .prefer(context) : .require(context)
         }
         return PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tlsSetting)

@@ -17,8 +17,10 @@ public final class SyncService: Service, Sendable {
         public var failures = 0
         /// Seconds until the next push.
         public var nextDelaySeconds: Double = 0
-        /// Outbox rows waiting after the last attempt.
+        /// Outbox rows waiting, as of the start of the push in progress or the end of the last one.
         public var pendingRows = 0
+        /// When the push in progress started; `nil` between pushes.
+        public var pushingSince: Date?
     }
 
     private let client: SyncClient
@@ -62,6 +64,7 @@ public final class SyncService: Service, Sendable {
             var backoff = SyncBackoff(interval: self.interval)
             while !Task.isCancelled {
                 let started = Date()
+                self.begin(at: started)
                 do throws(SyncError) {
                     let summary = try await self.client.push(from: self.store, context: self.context)
                     backoff.record(success: true)
@@ -69,6 +72,10 @@ public final class SyncService: Service, Sendable {
                         self.logger.info("sync pushed", metadata: ["rows": "\(summary.rows)", "samples": "\(summary.samples)"])
                     }
                     self.update(at: started, error: nil, backoff: backoff)
+                } catch .interrupted {
+                    // Shutting down: the deadline closed the connection; the outbox is as it was.
+                    self.state.withLock { $0.pushingSince = nil }
+                    break
                 } catch {
                     backoff.record(success: false)
                     self.logger.notice("sync failed", metadata: ["error": "\(error)", "retry.seconds": "\(backoff.delay)"])
@@ -79,11 +86,22 @@ public final class SyncService: Service, Sendable {
         }
     }
 
+    /// A push starts: STATUS says so, with the rows it found waiting (not the count left by the last push, which
+    /// may be long out of date when that push was the daemon's first or the server has been down since).
+    private func begin(at date: Date) {
+        let pending = try? store.syncStatus().pendingRows
+        state.withLock { snapshot in
+            snapshot.pushingSince = date
+            if let pending { snapshot.pendingRows = pending }
+        }
+    }
+
     private func update(at date: Date, error: String?, backoff: SyncBackoff) {
         // Read before taking the lock: STATUS on the socket thread takes it too and must not wait on SQLite.
         let pending = try? store.syncStatus().pendingRows
         state.withLock { snapshot in
             snapshot.lastAttemptAt = date
+            snapshot.pushingSince = nil
             if error == nil { snapshot.lastSuccessAt = date }
             snapshot.lastError = error
             snapshot.failures = backoff.failures

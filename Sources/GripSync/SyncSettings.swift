@@ -7,8 +7,8 @@ public struct SyncSettings: Sendable, Equatable {
     public var deviceName: String
     /// Outbox rows per PostgreSQL transaction.
     public var batchSize: Int
-    /// How long one batch may wait for the server before the connection is closed and the push fails.
-    public var batchTimeout: Duration = .seconds(120)
+    /// How long each wait on the server may take before the connection is closed and the push fails.
+    public var timeouts: SyncTimeouts = .standard
 
     /// Creates settings.
     /// - Parameters: See the properties; `batchSize` is 500 by default.

@@ -11,14 +11,25 @@ final class Pi: Sendable {
     let store: RecordingStore
     let client: SyncClient
 
-    init(cluster: PostgresCluster, device: String, account: String = "crag-gym", batchSize: Int = 500) throws {
+    convenience init(
+        cluster: PostgresCluster, device: String, account: String = "crag-gym", batchSize: Int = 500,
+        timeouts: SyncTimeouts = .standard
+    ) throws {
+        try self.init(
+            endpoint: SyncFixtures.endpoint(cluster), device: device, account: account, batchSize: batchSize,
+            timeouts: timeouts)
+    }
+
+    init(
+        endpoint: SyncEndpoint, device: String, account: String = "crag-gym", batchSize: Int = 500,
+        timeouts: SyncTimeouts = .standard
+    ) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("griptrack-sync-tests-\(UUID().uuidString)", isDirectory: true)
         store = try RecordingStore(path: directory.appendingPathComponent("griptrack.db").path)
-        client = SyncClient(
-            settings: SyncSettings(
-                endpoint: SyncFixtures.endpoint(cluster), account: account, deviceName: device, batchSize: batchSize),
-            logger: Logger(label: "griptrack.sync.tests"))
+        var settings = SyncSettings(endpoint: endpoint, account: account, deviceName: device, batchSize: batchSize)
+        settings.timeouts = timeouts
+        client = SyncClient(settings: settings, logger: Logger(label: "griptrack.sync.tests"))
     }
 
     deinit {
@@ -27,9 +38,9 @@ final class Pi: Sendable {
 
     /// Records one session through the store's live path: begin, chunk writer commits, finish with an effort.
     @discardableResult
-    func record(seconds: Int, minutes: Int = 0, label: String? = nil) throws -> RecordingID {
+    func record(seconds: Int, minutes: Int = 0, label: String? = nil, uuid: UUID = UUID()) throws -> RecordingID {
         let draft = RecordingDraft(
-            uuid: UUID(), startedAt: SyncFixtures.date(minutes: minutes), device: "F4:12:FA:01:02:03",
+            uuid: uuid, startedAt: SyncFixtures.date(minutes: minutes), device: "F4:12:FA:01:02:03",
             profile: "Tindeq Progressor", hand: .right, label: label)
         let id = try store.beginRecording(draft) { _ in .admit }
         let writer = ChunkWriter(store: store, recording: id)
@@ -58,6 +69,16 @@ enum SyncFixtures {
     static let reference = Date(timeIntervalSince1970: 1_772_355_600)
 
     static func date(minutes: Int) -> Date { reference.addingTimeInterval(TimeInterval(minutes * 60)) }
+
+    /// Deadlines short enough for a test to wait them out, long enough for a loaded 2-core machine.
+    static let shortTimeouts = SyncTimeouts(
+        connect: .seconds(3), migration: .seconds(3), batch: .seconds(4), read: .seconds(4), lock: .seconds(1))
+
+    /// A fake server on 127.0.0.1 (``FakePostgresServer``).
+    static func endpoint(_ fake: FakePostgresServer, tls: SyncEndpoint.TLSMode, password: String? = nil) -> SyncEndpoint {
+        SyncEndpoint(
+            host: "127.0.0.1", port: fake.port, user: "griptrack", password: password, database: "griptrack", tls: tls)
+    }
 
     static func endpoint(_ cluster: PostgresCluster) -> SyncEndpoint {
         SyncEndpoint(

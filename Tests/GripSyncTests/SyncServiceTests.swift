@@ -79,3 +79,33 @@ struct SyncServiceTests {
         return false
     }
 }
+
+/// griptrackd's sync service against a server that never answers: STATUS tells the truth meanwhile, and shutdown
+/// does not wait for the server.
+@Suite("Sync service against a stuck server", .timeLimit(.minutes(1)))
+struct SyncServiceStuckServerTests {
+    @Test("while a push hangs, STATUS shows the rows waiting and the push in progress; cancelling ends it at once")
+    func shutdownDuringStuckPush() async throws {
+        let fake = try FakePostgresServer(.silentAfterStartup)
+        defer { fake.stop() }
+        // Deadlines far beyond the test: only the cancellation (SIGTERM's graceful shutdown) can end the push.
+        let pi = try Pi(
+            endpoint: SyncFixtures.endpoint(fake, tls: .disable), device: "pi-daemon",
+            timeouts: SyncTimeouts(
+                connect: .seconds(600), migration: .seconds(600), batch: .seconds(600), read: .seconds(600),
+                lock: .seconds(600)))
+        for minute in 0..<3 { try pi.record(seconds: 1, minutes: minute) }
+        let pending = try pi.store.syncStatus().pendingRows
+        let (service, task) = SyncServiceTests.start(pi, interval: .seconds(1))
+        defer { task.cancel() }
+
+        #expect(try await SyncServiceTests.waitFor { service.snapshot.pushingSince != nil })
+        #expect(service.snapshot.pendingRows == pending)
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        _ = await task.result
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(try pi.store.syncStatus().pendingRows == pending)
+        #expect(service.snapshot.pushingSince == nil)
+    }
+}

@@ -33,6 +33,10 @@ struct SyncTests {
         }
         #expect(try await gym.client.recordingsEverywhere().last?.uuid == gym.store.recording(a)?.uuid)
         #expect(try await other.client.recordingsEverywhere().map(\.deviceName) == ["pi-other"])
+        // A page says how many of the account's recordings it leaves out (another account's are not counted).
+        let page = try await gym.client.recordingPageEverywhere(limit: 1)
+        #expect(page.recordings.map(\.deviceName) == ["pi-home"])
+        #expect(page.total == 2 && page.hidden == 1)
         #expect(try gym.store.syncStatus().pendingRows == 0)
         #expect(try gym.store.syncStatus().lastSuccessAt != nil)
     }
@@ -112,7 +116,7 @@ struct SyncTests {
         for _ in 0..<2 {
             try await pi.client.withConnection { connection throws(SyncError) in
                 do {
-                    try await connection.withTransaction(logger: pi.client.logger) { connection in
+                    _ = try await connection.withTransaction(logger: pi.client.logger) { connection in
                         try await ServerWrites.apply(
                             plan, account: "crag-gym", deviceName: "pi-gym", on: connection, logger: pi.client.logger)
                     }

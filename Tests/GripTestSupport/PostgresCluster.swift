@@ -45,9 +45,13 @@ public final class PostgresCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// The server's settings: only a Unix socket in the cluster's directory, no fsync.
+    private var options: String {
+        "-c listen_addresses='' -c unix_socket_directories='\(directory)' -p \(Self.port) -c fsync=off"
+    }
+
     /// Starts the server and waits until it accepts connections.
     public func start() throws {
-        let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -p \(Self.port) -c fsync=off"
         try Self.run(
             [Self.binaries + "/pg_ctl", "-D", dataDirectory, "-l", logFile, "-w", "-t", "60", "-o", options, "start"],
             asPostgres: true)
@@ -56,6 +60,15 @@ public final class PostgresCluster: Sendable {
     /// Stops the server (fast: open connections are cut, as a crash or restart would).
     public func stop() throws {
         try Self.run([Self.binaries + "/pg_ctl", "-D", dataDirectory, "-m", "fast", "-w", "stop"], asPostgres: true)
+    }
+
+    /// Restarts the server as `pg_ctl restart -m fast` does (open connections are cut) and waits until it
+    /// accepts connections again.
+    public func restart() throws {
+        try Self.run(
+            [Self.binaries + "/pg_ctl", "-D", dataDirectory, "-l", logFile, "-m", "fast", "-w", "-t", "60", "-o", options,
+             "restart"],
+            asPostgres: true)
     }
 
     /// Runs a command (as `postgres` when this process is root), failing with its output.

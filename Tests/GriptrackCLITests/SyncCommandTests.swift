@@ -38,10 +38,29 @@ struct SyncCommandTests {
         try sandbox.run("replay", sandbox.capture("max-pulls"), "--save")
         let result = try sandbox.run("sync")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("Could not connect to PostgreSQL at griptrack@127.0.0.1:1/griptrack"), "\(result)")
+        #expect(result.stderr.contains("Could not connect to PostgreSQL at griptrack@127.0.0.1:1/griptrack."), "\(result)")
+        // The project's sentence first, the library's detail after it, in words, parentheses balanced.
+        #expect(result.stderr.contains("Detail: 127.0.0.1:1: Connection refused, errno 111"), "\(result)")
+        #expect(result.stderr.filter { $0 == "(" }.count == result.stderr.filter { $0 == ")" }.count, "\(result)")
         let status = try sandbox.run("sync", "status")
         #expect(status.stdout.contains("Last error: "), "\(status)")
         #expect(status.stdout.contains("Could not connect"), "\(status)")
+    }
+
+    @Test("sync status shows a push under way, and ignores the marker of a push whose process is gone")
+    func pushInProgress() throws {
+        let sandbox = try CLISandbox(config: Self.config)
+        defer { sandbox.cleanUp() }
+        let marker = sandbox.database + ".sync-push"
+        // This test process stands in for a `griptrack sync` that is still waiting on its server.
+        try Data("\(getpid()) 1795000000.25\n".utf8).write(to: URL(fileURLWithPath: marker))
+        let busy = try sandbox.run("sync", "status")
+        #expect(busy.stdout.hasPrefix("Pushing: since "), "\(busy)")
+        #expect(try sandbox.run("sync", "status", "--json").stdout.contains("\"pushing_since\""))
+        // A pid that cannot exist (above pid_max): the push was killed and left its marker.
+        try Data("99999999 1795000000.25\n".utf8).write(to: URL(fileURLWithPath: marker))
+        let idle = try sandbox.run("sync", "status")
+        #expect(!idle.stdout.contains("Pushing"), "\(idle)")
     }
 
     @Test("sync without [sync] url exits 5 naming the key")
@@ -149,6 +168,53 @@ struct EverywhereCommandTests {
         }
         let text = try home.run("stats", "--everywhere")
         #expect(text.stdout.hasPrefix("All 2 recordings of account crag-gym from 2 devices"), "\(text)")
+        // The server's recordings have no local id: the latest is named by its UUID, never "#0".
+        #expect(!text.stdout.contains("Latest (#0)"), "\(text)")
+        #expect(text.stdout.contains("Latest ("), "\(text)")
+        let comparison = everywhere["comparison"] as? [String: Any]
+        #expect(comparison?["latest_id"] == nil, "\(everywhere)")
+        #expect((comparison?["latest_uuid"] as? String)?.count == 36, "\(everywhere)")
+    }
+
+    @Test("a first sync with nothing to send still checks the server: a wrong database name exits 1 saying so")
+    func firstSyncChecksServer() throws {
+        let cluster = try PostgresCluster()
+        let wrong = try CLISandbox(
+            config: Self.config(cluster, device: "pi-gym").replacingOccurrences(of: "/postgres?", with: "/nosuchdb?"))
+        let good = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
+        defer {
+            wrong.cleanUp()
+            good.cleanUp()
+        }
+        for arguments in [["sync"], ["sync", "--check"]] {
+            let failed = try wrong.runner.run(arguments + ["--db", wrong.database, "--config", wrong.config])
+            #expect(failed.status == 1, "\(failed)")
+            #expect(failed.stderr.contains("Could not connect to PostgreSQL at griptrack@"), "\(failed)")
+            #expect(failed.stderr.contains("\"nosuchdb\" does not exist"), "\(failed)")
+            #expect(!failed.stdout.contains("Sent 0 rows"), "\(failed)")
+        }
+        let check = try good.run("sync", "--check")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("answers and its schema is griptrack's"), "\(check)")
+    }
+
+    @Test("sync status marks an error that a later push got past, to the millisecond")
+    func resolvedErrorMarked() throws {
+        let cluster = try PostgresCluster()
+        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
+        defer { gym.cleanUp() }
+        try cluster.stop()
+        #expect(try gym.run("sync").status == 1)
+        let failing = try gym.run("sync", "status")
+        #expect(failing.stdout.contains("Last error: "), "\(failing)")
+        #expect(!failing.stdout.contains("since resolved"), "\(failing)")
+        try cluster.start()
+        #expect(try gym.run("sync").status == 0)
+        let status = try gym.run("sync", "status")
+        #expect(status.stdout.contains("(before the last success, since resolved)"), "\(status)")
+        #expect(status.stdout.contains { $0 == "." }, "\(status)")
+        let json = try gym.run("sync", "status", "--json")
+        #expect(json.stdout.contains("\"last_error_resolved\" : true"), "\(json)")
     }
 
     @Test("an unknown UUID start exits 1 saying where to look; a UUID without --everywhere is a usage error")

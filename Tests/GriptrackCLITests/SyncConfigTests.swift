@@ -23,6 +23,11 @@ struct SyncConfigTests {
         #expect(config.sync.deviceName == "gym-board-2")
         #expect(config.sync.account == "crag-gym")
         #expect(config.sync.intervalSeconds == 30)
+        let verified = try GriptrackConfig.parse(
+            "[sync]\nurl = \"postgres://pi@db.example.net/griptrack?sslmode=verify-full\"\n", file: "g.toml")
+        #expect(verified.sync.url?.sslMode == "verify-full")
+        let unnamed = try GriptrackConfig.parse("[sync]\nurl = \"postgres://pi@db.example.net/griptrack\"\n", file: "g.toml")
+        #expect(unnamed.sync.url?.sslMode == nil)
         let socket = try GriptrackConfig.parse(
             "[sync]\nurl = \"postgres://pi@localhost/griptrack?host=/run/postgresql&sslmode=disable\"\n", file: "g.toml")
         #expect(socket.sync.url?.host == "/run/postgresql")
@@ -35,8 +40,8 @@ struct SyncConfigTests {
             text: "[sync]\naccount = \"a\"\nurl = \"mysql://x@h/db\"\n",
             message: "g.toml:3: sync.url: expected a postgres:// URL, e.g. \"postgres://griptrack@db.example.net:5432/griptrack?sslmode=require\", got \"mysql://x@h/db\""),
         .init(
-            text: "[sync]\nurl = \"postgres://u@h/db?sslmode=verify-full\"\n",
-            message: "g.toml:2: sync.url: sslmode must be disable, prefer or require, got \"verify-full\""),
+            text: "[sync]\nurl = \"postgres://u@h/db?sslmode=allow\"\n",
+            message: "g.toml:2: sync.url: sslmode must be disable, prefer, require or verify-full, got \"allow\""),
         .init(
             text: "[sync]\nurl = \"postgres://u@h/\"\n",
             message: "g.toml:2: sync.url: the URL names no database (the path after the host), e.g. \"postgres://griptrack@db.example.net:5432/griptrack?sslmode=require\""),
@@ -83,5 +88,33 @@ struct SyncConfigTests {
         // Written on Windows: the line end is not part of the password.
         try Data("s3cret\r\n".utf8).write(to: URL(fileURLWithPath: secret))
         #expect(try config.syncPassword() == "s3cret")
+    }
+
+    @Test("an empty password file, or one far bigger than a password, is refused naming the key")
+    func passwordFileSize() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("griptrack-sync-config-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = directory.appendingPathComponent("sync-password").path
+        let configPath = directory.appendingPathComponent("griptrack.toml").path
+        try Data("[sync]\naccount = \"a\"\npassword_file = \"sync-password\"\n".utf8)
+            .write(to: URL(fileURLWithPath: configPath))
+        for (content, problem) in [
+            (Data(), "\(secret) is empty; write the password on its first line (or remove password_file to log in without one)"),
+            (Data(repeating: 0x61, count: 20_000_000), "\(secret) is 20000000 bytes, more than a password file holds (at most 4096); name the file that holds only the password"),
+        ] {
+            try content.write(to: URL(fileURLWithPath: secret))
+            chmod(secret, 0o600)
+            #expect {
+                _ = try GriptrackConfig.load(path: configPath, required: true)
+            } throws: { error in
+                "\(error)" == "\(configPath):3: sync.password_file: \(problem)"
+            }
+        }
+        // A first line that is empty (a stray line end) is no password either.
+        try Data("\nsecond\n".utf8).write(to: URL(fileURLWithPath: secret))
+        chmod(secret, 0o600)
+        let config = try GriptrackConfig.load(path: configPath, required: true)
+        #expect(throws: ConfigError.self) { try config.syncPassword() }
     }
 }

@@ -6,18 +6,20 @@ import GRDB
 extension RecordingStore {
     /// The oldest unacknowledged outbox rows, in id order.
     ///
-    /// - Parameter limit: At most this many rows.
+    /// - Parameters:
+    ///   - after: Only rows with a higher id (a push that kept rows back continues after them).
+    ///   - limit: At most this many rows.
     /// - Returns: The rows; empty when everything was shipped.
     /// - Throws: An SQLite error, or SQLITE_CORRUPT (11) for a row whose kind or UUID does not parse.
-    public func pendingOutbox(limit: Int) throws(GripStoreError) -> [OutboxEntry] {
+    public func pendingOutbox(after: Int64 = 0, limit: Int) throws(GripStoreError) -> [OutboxEntry] {
         try read("read the sync outbox") { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT id, kind, recordingUUID, firstSequence, lastSequence, payload, at
-                    FROM syncOutbox ORDER BY id LIMIT ?
+                    FROM syncOutbox WHERE id > ? ORDER BY id LIMIT ?
                     """,
-                arguments: [max(0, limit)])
+                arguments: [after, max(0, limit)])
             return try rows.map { row in
                 let kindText: String = row["kind"]
                 guard let kind = OutboxEntry.Kind(rawValue: kindText) else {
@@ -44,13 +46,22 @@ extension RecordingStore {
     ///
     /// - Parameters:
     ///   - id: The highest row id the server committed.
+    ///   - keeping: Recordings whose rows stay (the server refused them); their rows are not removed.
     ///   - date: When the push finished.
     /// - Returns: How many rows were removed.
     /// - Throws: An SQLite error.
     @discardableResult
-    public func acknowledgeOutbox(upTo id: Int64, at date: Date = Date()) throws(GripStoreError) -> Int {
+    public func acknowledgeOutbox(
+        upTo id: Int64, keeping: Set<UUID> = [], at date: Date = Date()
+    ) throws(GripStoreError) -> Int {
         try writeImmediate("acknowledge the sync outbox") { db in
-            try db.execute(sql: "DELETE FROM syncOutbox WHERE id <= ?", arguments: [id])
+            let kept = keeping.map { $0.uuidString.lowercased() }
+            try db.execute(
+                sql: """
+                    DELETE FROM syncOutbox
+                    WHERE id <= ? AND (recordingUUID IS NULL OR recordingUUID NOT IN (SELECT value FROM json_each(?)))
+                    """,
+                arguments: [id, String(decoding: try JSONEncoder().encode(kept), as: UTF8.self)])
             let removed = db.changesCount
             try Self.saveSyncStatus(db, success: date, removed: removed)
             return removed

@@ -66,17 +66,22 @@ extension Griptrack {
             let session = try common.session()
             try session.requirePro("`griptrack list --everywhere` (sync)")
             let client = try SyncSetup.client(session.config)
-            let rows: [RemoteRecording]
+            let page: RemotePage
             do {
-                rows = try await client.recordingsEverywhere(limit: all ? nil : Self.proPageSize)
+                page = try await client.recordingPageEverywhere(limit: all ? nil : Self.proPageSize)
             } catch {
                 throw SyncSetup.exit(error)
             }
+            let rows = page.recordings
             if common.json {
-                try printJSON(EverywhereJSON(rows, account: client.settings.account))
+                try printJSON(EverywhereJSON(rows, account: client.settings.account, hidden: page.hidden))
                 return
             }
             print(Self.everywhereTable(rows), terminator: "")
+            if page.hidden > 0 {
+                let older = page.hidden == 1 ? "1 older recording is" : "\(page.hidden) older recordings are"
+                print("\(older) not shown: `griptrack list --everywhere --all` shows every recording.")
+            }
             if !rows.isEmpty { print("`griptrack show --everywhere ID` shows one (the ID is the start of its UUID).") }
         }
 
@@ -178,10 +183,13 @@ struct EverywhereJSON: Encodable {
 
     var account: String
     var recordings: [Item]
+    /// The account's recordings left out (the newest 20 are listed without --all).
+    var hidden: Int
 
-    init(_ rows: [RemoteRecording], account: String) {
+    init(_ rows: [RemoteRecording], account: String, hidden: Int) {
         self.account = account
         recordings = rows.map(Item.init)
+        self.hidden = hidden
     }
 }
 

@@ -72,7 +72,9 @@ extension Griptrack {
             let stats = RecordingStatistics(
                 starts: history.map(\.recording.startedAt), samples: history.reduce(0) { $0 + $1.recording.sampleCount },
                 efforts: history.flatMap(\.efforts))
-            let comparison = Comparison(history.map { $0.recording.analysed(efforts: $0.efforts) })
+            // The server's recordings have no id on this device: the latest is named by its UUID's start.
+            let comparison = Comparison(
+                history.map { $0.recording.analysed(efforts: $0.efforts) }, uuids: history.map(\.recording.uuid))
             let devices = Set(history.map(\.recording.deviceName)).count
             if common.json {
                 var json = StatsJSON(stats: stats, comparison: comparison, plan: "pro", hidden: 0, database: nil)
@@ -104,19 +106,29 @@ struct Comparison: Encodable {
     var slopeKgPerWeek: Double?
     var changeFromFirstKg: Float?
     var latestId: Int64?
+    /// The latest recording's UUID, for `--everywhere` (where recordings have no id on this device).
+    var latestUuid: String?
     var latestMaxKg: Float?
     var latestVsPreviousKg: Float?
     var latestVsBestKg: Float?
 
-    init(_ recordings: [AnalysedRecording]) {
+    /// - Parameters:
+    ///   - recordings: Oldest first.
+    ///   - uuids: For the sync server's recordings, their UUIDs in the same order: the latest is then named by
+    ///     its UUID instead of a local id.
+    init(_ recordings: [AnalysedRecording], uuids: [UUID]? = nil) {
         let trends = Trends(recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) })
         personalBestKg = trends.personalBestKg
         personalBestDay = trends.personalBestDay.map(Format.dayString)
         slopeKgPerWeek = trends.slopeKgPerWeek
         changeFromFirstKg = trends.changeFromFirstKg
-        let scored = recordings.filter { $0.recording.maxKg != nil }
-        if let latest = scored.last {
-            latestId = latest.id.rawValue
+        if let index = recordings.lastIndex(where: { $0.recording.maxKg != nil }) {
+            let latest = recordings[index]
+            if let uuids, uuids.indices.contains(index) {
+                latestUuid = uuids[index].uuidString.lowercased()
+            } else {
+                latestId = latest.id.rawValue
+            }
             latestMaxKg = latest.recording.maxKg
             latestVsPreviousKg = trends.changeFromPreviousKg
             if let best = personalBestKg, let max = latestMaxKg { latestVsBestKg = max - best }
@@ -130,8 +142,8 @@ struct Comparison: Encodable {
         }
         if let slope = slopeKgPerWeek { lines.append("Trend:          " + String(format: "%+.2f kg/week", slope)) }
         if let change = changeFromFirstKg { lines.append("Since first:    \(Format.signedKg(change))") }
-        if let id = latestId, let max = latestMaxKg {
-            var line = "Latest (#\(id)):   max \(Format.kg(max))"
+        if let name = latestId.map({ "#\($0)" }) ?? latestUuid.map({ String($0.prefix(8)) }), let max = latestMaxKg {
+            var line = "Latest (\(name)):   max \(Format.kg(max))"
             if let previous = latestVsPreviousKg { line += ", \(Format.signedKg(previous)) vs previous" }
             if let best = latestVsBestKg { line += ", \(Format.signedKg(best)) vs best" }
             lines.append(line)

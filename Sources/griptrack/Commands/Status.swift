@@ -171,6 +171,9 @@ extension StatusReport {
     /// One line: rows waiting, and the last success or what failed.
     static func describe(_ sync: DaemonMessage.StatusReport.Sync) -> String {
         var parts = ["\(sync.pendingRows) outbox rows waiting"]
+        if let since = sync.pushingSince {
+            parts.append("pushing since " + Format.second(Date(timeIntervalSince1970: since)))
+        }
         if let error = sync.lastError {
             parts.append("last attempt failed (\(sync.failures) in a row): \(error)")
         } else if let success = sync.lastSuccessAt {

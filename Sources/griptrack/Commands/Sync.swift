@@ -25,20 +25,32 @@ extension Griptrack.Sync {
 
         @OptionGroup var common: CommonOptions
 
+        @Flag(help: "Connect, migrate and check the server's schema without sending anything.")
+        var check = false
+
         func run() async throws {
             let session = try common.session()
             let client = try SyncSetup.client(session.config)
             let json = common.json
+            if check {
+                try await Griptrack.Sync.check(client, session: session, json: json)
+                return
+            }
             let before = try storeCall { () throws(GripStoreError) in try session.store.syncStatus() }
             if !json {
                 print("Syncing \(before.pendingRows) outbox rows to \(client.settings.endpoint.displayName) "
                     + "as \(client.settings.deviceName) (account \(client.settings.account))…")
             }
+            let marker = SyncPushMarker(databasePath: common.databasePath)
+            marker.begin()
+            defer { marker.end() }
             let summary: PushSummary
             do {
-                summary = try await client.push(from: session.store, context: session.context) { progress in
+                summary = try await client.push(
+                    from: session.store, context: session.context, checkWhenEmpty: true
+                ) { progress in
                     guard !json else { return }
-                    print("  batch \(progress.summary.batches): \(progress.summary.rows) rows sent, "
+                    print("  batch \(progress.summary.batches): \(progress.batch.rows) rows sent, "
                         + "\(progress.pendingAfter) waiting")
                 }
             } catch {
@@ -57,6 +69,27 @@ extension Griptrack.Sync {
         }
     }
 
+    /// `griptrack sync --check`: the Pro gate, then connect, migrate and check the schema; nothing is sent.
+    fileprivate static func check(_ client: SyncClient, session: Session, json: Bool) async throws {
+        try session.requirePro("`griptrack sync` (sync)")
+        let applied: [Int]
+        do {
+            applied = try await client.migrate()
+        } catch {
+            throw SyncSetup.exit(error)
+        }
+        if json {
+            try printJSON(SyncCheckJSON(
+                server: client.settings.endpoint.displayName, account: client.settings.account,
+                migrated: applied, ok: true))
+            return
+        }
+        print("PostgreSQL at \(client.settings.endpoint.displayName) answers and its schema is griptrack's"
+            + (applied.isEmpty ? "" : " (migrated to version \(applied.max() ?? 0) now)") + "; nothing was sent.")
+    }
+}
+
+extension Griptrack.Sync {
     /// `griptrack sync status`.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -67,15 +100,22 @@ extension Griptrack.Sync {
         func run() throws {
             let store = try common.openStore()
             let status = try storeCall { () throws(GripStoreError) in try store.syncStatus() }
+            let pushingSince = SyncPushMarker(databasePath: common.databasePath).since()
             if common.json {
-                try printJSON(SyncStatusJSON(status))
+                var json = SyncStatusJSON(status)
+                json.pushingSince = pushingSince
+                try printJSON(json)
                 return
             }
+            if let pushingSince { print("Pushing: since \(Format.millisecond(pushingSince))") }
             print("Waiting: \(status.pendingRows) outbox rows"
                 + (status.oldestPendingAt.map { " (oldest change \(Format.second($0)))" } ?? ""))
-            print("Last success: " + (status.lastSuccessAt.map(Format.second) ?? "never"))
+            print("Last success: " + (status.lastSuccessAt.map(Format.millisecond) ?? "never"))
             if let at = status.lastErrorAt {
-                print("Last error: \(Format.second(at)): \(status.lastError ?? "")")
+                // An error that a later push got past is history, and is labelled so.
+                let resolved = status.lastSuccessAt.map { $0 > at } ?? false
+                print("Last error: \(Format.millisecond(at))"
+                    + (resolved ? " (before the last success, since resolved)" : "") + ": \(status.lastError ?? "")")
             } else {
                 print("Last error: none")
             }
@@ -108,6 +148,14 @@ struct SyncPushJSON: Encodable {
     }
 }
 
+/// `griptrack sync --check --json`.
+struct SyncCheckJSON: Encodable {
+    var server: String
+    var account: String
+    var migrated: [Int]
+    var ok: Bool
+}
+
 /// `griptrack sync status --json`.
 struct SyncStatusJSON: Encodable {
     var pendingRows: Int
@@ -115,6 +163,10 @@ struct SyncStatusJSON: Encodable {
     var lastSuccessAt: Date?
     var lastErrorAt: Date?
     var lastError: String?
+    /// Whether a push succeeded after the last error.
+    var lastErrorResolved: Bool
+    /// When the push under way started (absent when none is).
+    var pushingSince: Date?
     var rowsSent: Int
 
     init(_ status: SyncStatus) {
@@ -123,6 +175,11 @@ struct SyncStatusJSON: Encodable {
         lastSuccessAt = status.lastSuccessAt
         lastErrorAt = status.lastErrorAt
         lastError = status.lastError
+        if let error = status.lastErrorAt, let success = status.lastSuccessAt {
+            lastErrorResolved = success > error
+        } else {
+            lastErrorResolved = false
+        }
         rowsSent = status.rowsSent
     }
 }

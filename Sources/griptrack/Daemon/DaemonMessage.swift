@@ -139,6 +139,8 @@ enum DaemonMessage: Equatable, Sendable {
             var lastSuccessAt: Double?
             var lastError: String?
             var failures: Int
+            /// A push in progress since then (Unix seconds).
+            var pushingSince: Double?
         }
 
         var device: Device?

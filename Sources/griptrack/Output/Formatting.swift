@@ -14,6 +14,9 @@ enum Format {
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
+    /// `2026-01-04 18:30:12.345` in the local time zone: for events that can come seconds apart (sync attempts).
+    static func millisecond(_ date: Date) -> String { formatter("yyyy-MM-dd HH:mm:ss.SSS").string(from: date) }
+
     /// `2026-01-04` in the local time zone.
     static func day(_ date: Date) -> String { formatter("yyyy-MM-dd").string(from: date) }
 
