@@ -99,3 +99,17 @@ extension RecordingDetailsTests {
         #expect(ImportComparison.signed(value, "kg") == text)
     }
 }
+
+extension RecordingDetailsTests {
+    // show's title for an imported test carried the absolute path the file was imported from.
+    @Test("an imported test is titled with the file's own name, not the path it was imported from")
+    func importedTitleNamesTheFile() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let fixture = CaptureFixtures.repositoryRoot.appendingPathComponent("Tests/GripImportTests/Fixtures/endurance.csv").path
+        #expect(try sandbox.run("import", fixture).status == 0)
+        let show = try sandbox.run("show", "1", "--no-plot")
+        #expect(show.stdout.contains("(endurance.csv)\n"), "\(show)")
+        #expect(!show.stdout.contains(CaptureFixtures.repositoryRoot.path), "\(show)")
+    }
+}

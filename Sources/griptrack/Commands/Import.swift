@@ -166,7 +166,8 @@ extension Griptrack {
                     label: field(GriptrackCSV.labelField))
             }
             var figures = ImportedFigures(
-                source: export.source.rawValue, fileName: export.fileName, testType: export.test.rawValue,
+                // The file's own name: the path typed (often absolute) says where it was, not what it was.
+                source: export.source.rawValue, fileName: name, testType: export.test.rawValue,
                 testedAt: date.description, importedAt: now)
             figures.tag = export.tag
             figures.comment = export.comment
