@@ -138,7 +138,7 @@ extension RecordingStore {
             let before = resolve(state, now: now)
             let result = state.applying(verified: verified, now: now)
             var applied = result.events.filter { $0.disposition == .applied }.map(\.kind)
-            func take(_ kind: GripEntitlements.SignedDataKind) -> Bool {
+            func take(_ kind: SignedDataKind) -> Bool {
                 guard let index = applied.firstIndex(of: kind) else { return false }
                 applied.remove(at: index)
                 return true
@@ -221,7 +221,7 @@ extension RecordingStore {
     ///   - now: The system clock.
     /// - Throws: An SQLite error.
     public func grantPro(note: String?, expires: Date?, by actor: String, now: Date) throws(GripStoreError) {
-        try setManualOverride(ManualOverride(note: note ?? "", expiresAt: expires, grantedAt: now, grantedBy: actor))
+        try setManualOverride(ManualGrant(note: note ?? "", expiresAt: expires, grantedAt: now, grantedBy: actor))
     }
 
     // MARK: - State from rows
@@ -229,7 +229,7 @@ extension RecordingStore {
     /// Rebuilds the resolver's state from the stored facts on `db`.
     static func fetchEntitlementState(_ db: Database, bypass: Bool) throws -> EntitlementState {
         let override = try ManualOverrideRecord.fetchOne(db, key: 1).map { record in
-            GripEntitlements.ManualOverride(
+            ManualOverride(
                 note: record.note.isEmpty ? nil : record.note, expires: record.expiresAt, grantedAt: record.grantedAt)
         }
         let transactions = try AppStoreTransactionRecord.order(Column("signedDateMillis")).fetchAll(db)

@@ -10,7 +10,7 @@ extension RecordingStore {
     /// - Parameters:
     ///   - override: Note, expiry, time and author of the grant.
     /// - Throws: An SQLite error.
-    public func setManualOverride(_ override: ManualOverride) throws(GripStoreError) {
+    public func setManualOverride(_ override: ManualGrant) throws(GripStoreError) {
         try writeImmediate("save the Pro override") { db in
             try ManualOverrideRecord(
                 note: override.note, expiresAt: override.expiresAt, grantedAt: override.grantedAt,
@@ -50,7 +50,7 @@ extension RecordingStore {
     ///
     /// - Returns: The override or `nil`.
     /// - Throws: An SQLite error.
-    public func manualOverride() throws(GripStoreError) -> ManualOverride? {
+    public func manualOverride() throws(GripStoreError) -> ManualGrant? {
         try read("read the Pro override") { db in try ManualOverrideRecord.fetchOne(db, key: 1)?.value }
     }
 
@@ -129,7 +129,7 @@ extension RecordingStore {
 
     /// Raises the high-water mark, or returns the current one if `signedDate` does not exceed it.
     static func acceptSignedDate(
-        _ db: Database, kind: SignedDataKind, _ originalTransactionId: String, _ signedDateMillis: Double
+        _ db: Database, kind: SignedDateHighWaterKind, _ originalTransactionId: String, _ signedDateMillis: Double
     ) throws -> Double? {
         let key: [String: any DatabaseValueConvertible] = [
             "kind": kind.rawValue, "originalTransactionId": originalTransactionId,
@@ -154,7 +154,7 @@ extension RecordingStore {
     /// - Returns: Milliseconds since 1970, or `nil` if none was accepted.
     /// - Throws: An SQLite error.
     public func newestSignedDateMillis(
-        originalTransactionId: String, kind: SignedDataKind
+        originalTransactionId: String, kind: SignedDateHighWaterKind
     ) throws(GripStoreError) -> Double? {
         try read("read App Store state") { db in
             try SignedDateHighWaterRecord.fetchOne(

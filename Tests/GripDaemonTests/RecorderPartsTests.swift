@@ -1,4 +1,5 @@
 import Foundation
+import GripEntitlements
 import GripStore
 import Testing
 
@@ -68,13 +69,13 @@ struct RecorderPartsTests {
           arguments: ["2027-02-30", "2027-02-29T12:00:00Z", "2027-13-01", "2027-04-31", "2027-00-10"])
     func proRefusesImpossibleDays(expires: String) {
         #expect(Self.parse("PRO", action: "grant", expires: expires).problem?.hasPrefix("expires must be a date") == true)
-        #expect(GripStore.ManualOverride.expiry(from: expires) == nil)
+        #expect(ManualOverride.expiry(from: expires) == nil)
     }
 
     @Test("a leap day and an ISO 8601 time with an offset are still read")
     func leapDayAndOffsetAreRead() {
-        #expect(GripStore.ManualOverride.expiry(from: "2028-02-29") == Date(timeIntervalSince1970: 1_835_395_200))
-        #expect(GripStore.ManualOverride.expiry(from: "2027-03-01T01:00:00+01:00") == Date(timeIntervalSince1970: 1_803_859_200))
+        #expect(ManualOverride.expiry(from: "2028-02-29") == Date(timeIntervalSince1970: 1_835_395_200))
+        #expect(ManualOverride.expiry(from: "2027-03-01T01:00:00+01:00") == Date(timeIntervalSince1970: 1_803_859_200))
     }
 
     @Test("PRO grant reads a day or an ISO 8601 time and refuses past or unreadable expiries and unknown actions")

@@ -26,7 +26,7 @@ struct EntitlementStateTests {
     func manualOverrideIsAudited(kind: StoreKind) throws {
         let store = try StoreFixture(kind).store
         #expect(try store.manualOverride() == nil)
-        let grant = ManualOverride(
+        let grant = ManualGrant(
             note: "PT partner", expiresAt: Fixtures.date(minutes: 60 * 24 * 365), grantedAt: Fixtures.reference, grantedBy: "root")
         try store.setManualOverride(grant)
         #expect(try store.manualOverride() == grant)

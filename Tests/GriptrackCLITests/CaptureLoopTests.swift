@@ -40,7 +40,7 @@ struct CaptureLoopTests {
         }
         let url = try Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let output = try CaptureFile(path: url.path)
+        let output = try CaptureWriter(path: url.path)
         try output.start(header: MonitorCapture.fileHeader)
         var capture = MonitorCapture(filter: CaptureFilter(device: Fixtures.progressor))
 
@@ -70,7 +70,7 @@ struct CaptureLoopTests {
         defer { close(writer) }
         let url = try Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let output = try CaptureFile(path: url.path)
+        let output = try CaptureWriter(path: url.path)
         try output.start(header: MonitorCapture.fileHeader)
         var capture = MonitorCapture(filter: CaptureFilter())
 
@@ -93,7 +93,7 @@ struct CaptureLoopTests {
         counts.framesKept = 8412
         counts.malformedFrames = 2
         counts.fileBytes = 412_337
-        let summary = CaptureSummary(
+        let summary = CaptureRunReport(
             file: "session.btsnoop", device: "F0:0D:CA:FE:12:34", index: nil, counts: counts, seconds: 95.24,
             stop: .signal)
         #expect(summary.text == """

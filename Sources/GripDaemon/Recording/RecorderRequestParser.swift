@@ -1,4 +1,5 @@
 import Foundation
+import GripEntitlements
 import GripStore
 
 /// The recorder's two mailboxes as the socket thread sees them.
@@ -48,7 +49,7 @@ enum RecorderRequestParser {
             case "grant":
                 var date: Date?
                 if let expires {
-                    guard let parsed = GripStore.ManualOverride.expiry(from: expires) else {
+                    guard let parsed = ManualOverride.expiry(from: expires) else {
                         return .failure(RequestProblem(
                             message: "expires must be a date (2027-03-01) or an ISO 8601 time, got \"\(expires)\""))
                     }

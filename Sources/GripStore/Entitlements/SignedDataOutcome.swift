@@ -1,5 +1,5 @@
 /// The two kinds of signed App Store data that carry their own replay high-water mark per original transaction.
-public enum SignedDataKind: String, Sendable, Codable, CaseIterable {
+public enum SignedDateHighWaterKind: String, Sendable, Codable, CaseIterable {
     case transaction
     case renewalInfo
 }

@@ -1,7 +1,7 @@
 /// Everything persisted that the entitlement resolver reads, in one consistent snapshot.
 public struct StoredEntitlementState: Sendable, Equatable {
     /// The manual override, if one is set (expired or not: the resolver decides).
-    public var manualOverride: ManualOverride?
+    public var manualOverride: ManualGrant?
     /// Verified transactions, oldest `signedDate` first.
     public var transactions: [StoredTransaction]
     /// The newest verified renewal info per original transaction, oldest `signedDate` first.
@@ -13,7 +13,7 @@ public struct StoredEntitlementState: Sendable, Equatable {
     ///
     /// - Parameters: See the properties.
     public init(
-        manualOverride: ManualOverride?, transactions: [StoredTransaction], renewals: [StoredRenewalInfo],
+        manualOverride: ManualGrant?, transactions: [StoredTransaction], renewals: [StoredRenewalInfo],
         newestSignedDateMillis: [String: Double]
     ) {
         self.manualOverride = manualOverride

@@ -18,7 +18,7 @@ struct ManualOverrideRecord: Codable, FetchableRecord, PersistableRecord {
         self.grantedBy = grantedBy
     }
 
-    var value: ManualOverride {
-        ManualOverride(note: note, expiresAt: expiresAt, grantedAt: grantedAt, grantedBy: grantedBy)
+    var value: ManualGrant {
+        ManualGrant(note: note, expiresAt: expiresAt, grantedAt: grantedAt, grantedBy: grantedBy)
     }
 }

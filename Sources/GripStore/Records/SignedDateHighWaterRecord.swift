@@ -5,7 +5,7 @@ import GRDB
 struct SignedDateHighWaterRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "signedDateHighWater"
 
-    var kind: SignedDataKind
+    var kind: SignedDateHighWaterKind
     var originalTransactionId: String
     var newestSignedDateMillis: Double
 }

@@ -51,9 +51,9 @@ extension Griptrack {
 
         func run() throws {
             // The file first, without truncating it: a path that cannot be written fails before anything opens.
-            let output: CaptureFile
-            do throws(CaptureFileError) {
-                output = try CaptureFile(path: file)
+            let output: CaptureWriter
+            do throws(CaptureWriterError) {
+                output = try CaptureWriter(path: file)
             } catch {
                 throw CLIExit.error.fail("\(error)")
             }
@@ -68,7 +68,7 @@ extension Griptrack {
             // From here on Ctrl-C and SIGTERM only stop the loop, which then closes the file.
             let interrupt = InterruptSignal()
             var capture = MonitorCapture(filter: CaptureFilter(device: device?.bytes, adapter: index))
-            do throws(CaptureFileError) {
+            do throws(CaptureWriterError) {
                 try output.start(header: MonitorCapture.fileHeader)
             } catch {
                 output.discard()
@@ -85,10 +85,10 @@ extension Griptrack {
             let writeError = end.writeError
             let readError = end.readError
 
-            var closeError: CaptureFileError?
-            do throws(CaptureFileError) { try output.close() } catch { closeError = error }
+            var closeError: CaptureWriterError?
+            do throws(CaptureWriterError) { try output.close() } catch { closeError = error }
             if closeError != nil { stop = .error }
-            let summary = CaptureSummary(
+            let summary = CaptureRunReport(
                 file: file, device: device?.text, index: index, counts: capture.counts,
                 seconds: end.seconds, stop: stop)
             if json {
@@ -106,10 +106,10 @@ extension Griptrack {
 
         /// How the loop ended.
         struct LoopEnd {
-            var stop: CaptureSummary.Stop
+            var stop: CaptureRunReport.Stop
             /// Seconds the loop ran (monotonic).
             var seconds: Double
-            var writeError: CaptureFileError?
+            var writeError: CaptureWriterError?
             var readError: MonitorSocketError?
         }
 
@@ -123,7 +123,7 @@ extension Griptrack {
         ///   - shouldStop: asked before each wait, with the counts so far.
         /// - Returns: why it ended, after how long, and the error that ended it.
         static func loop(
-            socket: MonitorSocket, output: CaptureFile, capture: inout MonitorCapture, duration: Double?,
+            socket: MonitorSocket, output: CaptureWriter, capture: inout MonitorCapture, duration: Double?,
             progress: CaptureProgress?, stopDescriptor: Int32, now: () -> Int64,
             shouldStop: (MonitorCapture.Counts) -> Bool
         ) -> LoopEnd {
@@ -161,7 +161,7 @@ extension Griptrack {
                         break loop
                     }
                     guard let record else { continue }
-                    do throws(CaptureFileError) {
+                    do throws(CaptureWriterError) {
                         try output.append(record)
                     } catch {
                         end.writeError = error
@@ -203,7 +203,7 @@ struct AddressOption: ExpressibleByArgument {
 }
 
 /// What `griptrack capture` did: the final line, or the `--json` object.
-struct CaptureSummary: Encodable {
+struct CaptureRunReport: Encodable {
     /// Why the capture ended.
     enum Stop: String, Encodable {
         case signal, duration, error

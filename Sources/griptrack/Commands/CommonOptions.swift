@@ -167,7 +167,7 @@ struct DateArgument: ExpressibleByArgument {
     var date: Date
 
     init?(argument: String) {
-        guard let date = GripStore.ManualOverride.expiry(from: argument) else { return nil }
+        guard let date = ManualOverride.expiry(from: argument) else { return nil }
         self.date = date
     }
 

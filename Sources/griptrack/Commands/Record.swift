@@ -24,7 +24,7 @@ extension Griptrack {
         )
 
         @Option(help: "The hand: left or right.")
-        var hand: Hand?
+        var hand: GripStore.Hand?
 
         @Option(help: ArgumentHelp("A label stored with the recording (at most 200 bytes).", valueName: "text"))
         var label: String?
@@ -210,10 +210,8 @@ extension Griptrack {
     }
 }
 
-/// `--hand left|right`.
-enum Hand: String, ExpressibleByArgument, CaseIterable, Sendable {
-    case left, right
-}
+/// `--hand left|right`: the store's hand, read from the command line.
+extension GripStore.Hand: ExpressibleByArgument {}
 
 /// Runs blocking work on its own thread, so it never holds one of the cooperative pool's threads (which an
 /// in-process daemon needs; on a 2-core machine the pool has two).

@@ -90,7 +90,7 @@ enum SignedDataInput {
     }
 
     /// `transaction`, `renewal info`, `notification`.
-    static func name(_ kind: GripEntitlements.SignedDataKind) -> String {
+    static func name(_ kind: SignedDataKind) -> String {
         switch kind {
         case .transaction: "transaction"
         case .renewalInfo: "renewal info"

@@ -3,7 +3,7 @@ import Glibc
 /// The btsnoop file `griptrack capture` writes: checked before the monitor socket opens, then written one record
 /// per `write`, and flushed to disk (`fsync`) when it closes, so a capture cut short (power loss, kill -9) holds
 /// every record written before.
-final class CaptureFile {
+final class CaptureWriter {
     let path: String
     private let descriptor: Int32
     /// Whether `open` created the file (a capture that cannot start removes it again).
@@ -13,15 +13,15 @@ final class CaptureFile {
     /// Opens (or creates, mode 0644 less the umask) `path` for writing without truncating it yet, so a capture
     /// that cannot start leaves an existing file alone.
     /// - Throws: the errno text, for the caller's message.
-    init(path: String) throws(CaptureFileError) {
+    init(path: String) throws(CaptureWriterError) {
         self.path = path
         let existed = access(path, F_OK) == 0
         let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CaptureFileError(path: path, errno: errno) }
+        guard descriptor >= 0 else { throw CaptureWriterError(path: path, errno: errno) }
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
             _ = Glibc.close(descriptor)
-            throw CaptureFileError(path: path, reason: "not a regular file")
+            throw CaptureWriterError(path: path, reason: "not a regular file")
         }
         self.descriptor = descriptor
         created = !existed
@@ -29,15 +29,15 @@ final class CaptureFile {
 
     /// Empties the file and writes the btsnoop header.
     /// - Parameter header: the 16-byte file header.
-    /// - Throws: `CaptureFileError` when the file cannot be truncated or written.
-    func start(header: [UInt8]) throws(CaptureFileError) {
-        guard ftruncate(descriptor, 0) == 0 else { throw CaptureFileError(path: path, errno: errno) }
+    /// - Throws: `CaptureWriterError` when the file cannot be truncated or written.
+    func start(header: [UInt8]) throws(CaptureWriterError) {
+        guard ftruncate(descriptor, 0) == 0 else { throw CaptureWriterError(path: path, errno: errno) }
         try append(header)
     }
 
     /// Writes one record (or the header) in one `write`, continuing only if the kernel wrote part of it.
-    /// - Throws: `CaptureFileError` (disk full, I/O error).
-    func append(_ bytes: [UInt8]) throws(CaptureFileError) {
+    /// - Throws: `CaptureWriterError` (disk full, I/O error).
+    func append(_ bytes: [UInt8]) throws(CaptureWriterError) {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { buffer in
@@ -45,21 +45,21 @@ final class CaptureFile {
             }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw CaptureFileError(path: path, errno: errno)
+                throw CaptureWriterError(path: path, errno: errno)
             }
             written += result
         }
     }
 
     /// Flushes the file to disk and closes it.
-    /// - Throws: `CaptureFileError` when `fsync` or `close` report an error (the data may be incomplete).
-    func close() throws(CaptureFileError) {
+    /// - Throws: `CaptureWriterError` when `fsync` or `close` report an error (the data may be incomplete).
+    func close() throws(CaptureWriterError) {
         guard !closed else { return }
         closed = true
         let synced = fsync(descriptor) == 0 ? 0 : errno
         let closedWell = Glibc.close(descriptor) == 0 ? 0 : errno
         let failure = synced != 0 ? synced : closedWell
-        if failure != 0 { throw CaptureFileError(path: path, errno: failure) }
+        if failure != 0 { throw CaptureWriterError(path: path, errno: failure) }
     }
 
     /// Gives the file to the user who ran `sudo griptrack capture`, so the report can be attached without root.
@@ -85,7 +85,7 @@ final class CaptureFile {
 }
 
 /// The capture file could not be opened or written.
-struct CaptureFileError: Error, CustomStringConvertible {
+struct CaptureWriterError: Error, CustomStringConvertible {
     var path: String
     var reason: String
 
