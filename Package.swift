@@ -116,6 +116,8 @@ var package = Package(
                 "GripImport",
                 // sync, list --everywhere.
                 "GripSync",
+                // import: the digest by which an export imported before is recognised.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
         ),

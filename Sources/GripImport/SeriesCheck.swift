@@ -90,6 +90,15 @@ struct SeriesCheck {
         return sample
     }
 
+    /// ``accept(micros:offset:kilograms:timeText:weightText:line:file:)`` for a sample held back as a series' head.
+    mutating func accept(
+        _ held: TindeqExport.StaleHead.Held, offset: Int64, file: String
+    ) throws(GripImportError) -> ForceSample {
+        try accept(
+            micros: held.micros, offset: offset, kilograms: held.kilograms, timeText: held.timeText,
+            weightText: held.weightText, line: held.line, file: file)
+    }
+
     private static func kg(_ value: Float) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }

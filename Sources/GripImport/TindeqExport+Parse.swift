@@ -91,7 +91,9 @@ extension TindeqExport {
         }
         var export = try exportFromHeader(header, test: test, file: fileName)
         var check = SeriesCheck(device: TindeqProgressor())
-        let blocks = try readBody(&lines, file: fileName, check: &check, offset: 0, sample: sample)
+        var head = StaleHead()
+        let blocks = try readBody(&lines, file: fileName, check: &check, offset: 0, head: &head, sample: sample)
+        export.droppedHeads = head.dropped.map { [$0] } ?? []
         export.series = check.summary
         export.figures.reps = blocks.reps
         export.figures.thresholdCrossings = blocks.crossings
@@ -101,7 +103,9 @@ extension TindeqExport {
     /// Reads a repeaters bundle: `info.csv` (the protocol and the header fields) and its data sets, one per set.
     ///
     /// Each data set's series starts again near 0 s; set N+1 is placed after set N's last sample plus the bundle's
-    /// `pause btw. sets`, so the recording keeps every set in order on one timeline.
+    /// `pause btw. sets`, so the recording keeps every set in order on one timeline. The pause holds no samples: the
+    /// end of each set is an interruption (``linkDrops``), so an effort still under way when the app stopped the set
+    /// ends open there instead of running through the pause into the next set.
     ///
     /// - Parameters:
     ///   - bundle: The zip's or folder's name (for the result).
@@ -120,11 +124,13 @@ extension TindeqExport {
         return export
     }
 
-    /// ``parseRepeaters(bundle:info:dataSets:)`` handing each sample to `sample` instead of keeping it.
+    /// ``parseRepeaters(bundle:info:dataSets:)`` handing each sample to `sample` instead of keeping it, and calling
+    /// `interruption` between sets.
     ///
     /// - Throws: ``GripImportError`` naming the file inside the bundle and the line.
     public static func readRepeaters(
-        bundle: String, info: NamedFile, dataSets: [NamedFile], sample: (ForceSample) -> Void
+        bundle: String, info: NamedFile, dataSets: [NamedFile], interruption: () -> Void = {},
+        sample: (ForceSample) -> Void
     ) throws(GripImportError) -> TindeqExport {
         let lines = try CSVText.lines(try utf8(info.bytes, file: info.name), file: info.name)
         guard let names = lines.first, names.key == "date" else {
@@ -155,12 +161,16 @@ extension TindeqExport {
                         "the set cannot follow the one before: its times are out of range (the file is damaged)")
                 }
                 offset = sum
+                export.linkDrops.append(last.micros)
+                interruption()
             } else {
                 offset = 0
             }
+            var head = StaleHead()
             let blocks = try inMemory { () throws in
-                try readBody(&setLines, file: dataSet.name, check: &check, offset: offset, sample: sample)
+                try readBody(&setLines, file: dataSet.name, check: &check, offset: offset, head: &head, sample: sample)
             }
+            if let dropped = head.dropped { export.droppedHeads.append(dropped) }
             export.figures.reps += blocks.reps.map {
                 RepFigure(set: index + 1, rep: $0.rep, averageKg: $0.averageKg, peakKg: $0.peakKg, medianKg: $0.medianKg)
             }
@@ -313,7 +323,9 @@ extension TindeqExport {
         var check = SeriesCheck(device: Self.device(named: export.field("profile")))
         check.originLine = originLine
         var drops = LinkDropCursor(export.linkDrops)
-        let blocks = try readBody(&lines, file: file, check: &check, offset: origin) { next in
+        // griptrack's own export never starts again: time going back there is damage.
+        var head = StaleHead(window: 0)
+        let blocks = try readBody(&lines, file: file, check: &check, offset: origin, head: &head) { next in
             if drops.interrupts(before: next.micros) { interruption() }
             sample(next)
         }
@@ -337,11 +349,61 @@ extension TindeqExport {
         var crossings: [ThresholdCrossing] = []
     }
 
+    /// The first samples of an app export's series, held back until the series has shown it does not start again:
+    /// the app writes its buffer from before a test first, stamped a few seconds in, and then the test from near 0 s.
+    /// Only a time going back within the first `window` samples is taken for that; later, it is damage.
+    struct StaleHead {
+        struct Held {
+            var micros: Int64
+            var kilograms: Float
+            var timeText: String
+            var weightText: String
+            var line: Int
+        }
+
+        /// How many samples are held back at most.
+        let window: Int
+        private(set) var held: [Held] = []
+        /// Whether the series is past its head (the window filled, or a restart already dropped).
+        private(set) var settled = false
+        private(set) var dropped: DroppedHead?
+
+        init(window: Int = 256) {
+            self.window = window
+            settled = window == 0
+        }
+
+        /// Takes the next sample; returns the samples that are now known to belong to the series, in order.
+        mutating func take(_ next: Held, file: String) -> [Held] {
+            if settled { return [next] }
+            // Back to before the head's first sample: the series starts again. A time that goes back less than that is
+            // out of order, and refused as damage when the head is released.
+            if let first = held.first, let last = held.last, next.micros < first.micros {
+                dropped = DroppedHead(file: file, count: held.count, lines: first.line...last.line, restartLine: next.line)
+                held = []
+                settled = true
+                return [next]
+            }
+            held.append(next)
+            if held.count < window { return [] }
+            return release()
+        }
+
+        /// Ends the head: whatever is held belongs to the series.
+        mutating func release() -> [Held] {
+            settled = true
+            defer { held = [] }
+            return held
+        }
+    }
+
     /// Everything after the header: optional blocks (a repeaters data set's Avg/Peak table, critical force's median
     /// values and threshold crossings), then `time,weight` and one `time,weight` line per sample, each checked by
-    /// `check` and handed to `sample` at `offset` plus its time.
+    /// `check` and handed to `sample` at `offset` plus its time. `head` drops a stale head the series starts again
+    /// after.
     static func readBody<Source: ImportByteSource>(
-        _ lines: inout CSVLines<Source>, file: String, check: inout SeriesCheck, offset: Int64, sample: (ForceSample) -> Void
+        _ lines: inout CSVLines<Source>, file: String, check: inout SeriesCheck, offset: Int64, head: inout StaleHead,
+        sample: (ForceSample) -> Void
     ) throws -> Blocks {
         var body = Blocks()
         var columns: [Int]? = nil
@@ -409,10 +471,15 @@ extension TindeqExport {
                 let what = fields[1].trimmingSpaces.isEmpty ? "the weight is empty" : "weight \"\(fields[1])\" is not a finite number"
                 throw GripImportError(file: file, line: line.number, what)
             }
-            sample(
-                try check.accept(
-                    micros: micros, offset: offset, kilograms: kilograms, timeText: fields[0].trimmingSpaces,
-                    weightText: fields[1].trimmingSpaces, line: line.number, file: file))
+            let next = StaleHead.Held(
+                micros: micros, kilograms: kilograms, timeText: fields[0].trimmingSpaces,
+                weightText: fields[1].trimmingSpaces, line: line.number)
+            for taken in head.take(next, file: file) {
+                sample(try check.accept(taken, offset: offset, file: file))
+            }
+        }
+        for taken in head.release() {
+            sample(try check.accept(taken, offset: offset, file: file))
         }
         guard check.summary.count > before else {
             throw GripImportError(file: file, line: max(1, lines.lastNumber), "the `time,weight` series has no samples")

@@ -38,6 +38,9 @@ public struct TindeqExport: Sendable, Equatable {
     public var linkDrops: [Int64] = []
     /// What the series holds (count, first and last sample, where it ends), filled by every read. Never empty.
     public var series = SeriesSummary()
+    /// Stale samples the app left at the head of a series before it started again near 0 s (its buffer from before
+    /// the test), dropped rather than the file refused; one entry per file that had them.
+    public var droppedHeads: [DroppedHead] = []
 
     /// The value of a header field, matched without regard to case and surrounding spaces.
     ///
@@ -46,6 +49,26 @@ public struct TindeqExport: Sendable, Equatable {
     public func field(_ name: String) -> String? {
         let wanted = name.lowercased()
         return fields.first { $0.name.trimmingSpaces.lowercased() == wanted }?.value
+    }
+}
+
+/// Samples at the head of an app export's series that came before the series started again: the app writes its
+/// buffer from before the test first (times a few seconds in), then the test from near 0 s.
+public struct DroppedHead: Sendable, Equatable {
+    /// The file (a bundle: the data set).
+    public var file: String
+    /// How many samples were dropped.
+    public var count: Int
+    /// The lines of the first and the last dropped sample.
+    public var lines: ClosedRange<Int>
+    /// The line where the series starts again.
+    public var restartLine: Int
+
+    /// What was dropped and why, for people: "dropped 19 samples (lines 5–23) before the series starts again on
+    /// line 24: the app's buffer from before the test".
+    public var description: String {
+        "\(file): dropped \(count) sample\(count == 1 ? "" : "s") (lines \(lines.lowerBound)–\(lines.upperBound)) before "
+            + "the series starts again on line \(restartLine): the app's buffer from before the test"
     }
 }
 

@@ -243,6 +243,17 @@ enum Migrations {
             )
         }
 
+        // The digest of what was imported, so importing the same export again is recognised (issue: a re-import
+        // silently made a duplicate). Indexed: every import looks it up.
+        migrator.registerMigration("v6 imported content digest") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE importedFigures ADD COLUMN contentDigest TEXT;
+                    CREATE INDEX importedFiguresByDigest ON importedFigures(contentDigest) WHERE contentDigest IS NOT NULL;
+                    """
+            )
+        }
+
         return migrator
     }
 }

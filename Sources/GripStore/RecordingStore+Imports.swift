@@ -90,6 +90,18 @@ extension RecordingStore {
         }
     }
 
+    /// The recording an earlier import of the same bytes made, if one is still stored.
+    ///
+    /// - Parameter contentDigest: ``ImportedFigures/contentDigest`` of the new import.
+    /// - Returns: The oldest such recording's id, or `nil`.
+    public func importedRecording(contentDigest: String) throws(GripStoreError) -> RecordingID? {
+        try read("look for an earlier import") { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT min(recordingId) FROM importedFigures WHERE contentDigest = ?", arguments: [contentDigest]
+            ).map(RecordingID.init(rawValue:))
+        }
+    }
+
     /// The app's figures of an imported recording.
     ///
     /// - Parameter id: The recording.

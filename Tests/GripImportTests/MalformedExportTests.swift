@@ -13,7 +13,8 @@ struct MalformedExportTests {
         (header + "time,weight\r\n0.05,1.0\r\n,2.0\r\n", "bad.csv:6: the time is empty"),
         (header + "time,weight\r\n0.05,1.0\r\n0.06,nan\r\n", "bad.csv:6: weight \"nan\" is not a finite number"),
         (header + "time,weight\r\n0.05,1.0\r\n0.06,1.0,3\r\n", "bad.csv:6: expected `time,weight`, found 3 fields"),
-        (header + "time,weight\r\n0.50,1.0\r\n0.06,1.0\r\n", "bad.csv:6: time goes back: 0.06 s after 0.50 s on line 5"),
+        // Back, but not to before the series' first sample: out of order, not the app starting the series again.
+        (header + "time,weight\r\n0.05,1.0\r\n0.50,1.0\r\n0.06,1.0\r\n", "bad.csv:7: time goes back: 0.06 s after 0.50 s on line 6"),
         (header + "time,weight\r\n", "bad.csv:4: the `time,weight` series has no samples"),
         (header, "bad.csv:3: the file ends before the `time,weight` line: there is no force series"),
         ("date,tag,comment,unit,type,max weight\r\n", "bad.csv:1: the line of values under the field names is missing"),

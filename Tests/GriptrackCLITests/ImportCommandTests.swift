@@ -50,12 +50,47 @@ struct ImportCommandTests {
         #expect(repLines.count == 6, "\(show)")
         #expect(repLines.allSatisfy { $0.hasSuffix("+0.00 kg") }, "griptrack's peaks are the app's peaks:\n\(repLines.joined(separator: "\n"))")
 
-        let sixth = try sandbox.run("import", Self.fixture("repeaters"))
+        // A sixth export (a peak test of another day: not one imported already).
+        let another = sandbox.directory.appendingPathComponent("another-peak.csv").path
+        let text = try String(contentsOfFile: Self.fixture("peak-force.csv"), encoding: .utf8)
+        try text.replacingOccurrences(of: "2026-14-03 09:31:55", with: "2026-15-03 09:31:55")
+            .write(toFile: another, atomically: true, encoding: .utf8)
+        let sixth = try sandbox.run("import", another)
         #expect(sixth.status == 3, "\(sixth)")
         #expect(sixth.stdout == "")
-        #expect(sixth.stderr == "griptrack: \(Self.fixture("repeaters")) was not imported: Free plan keeps 5 recordings "
+        #expect(sixth.stderr == "griptrack: \(another) was not imported: Free plan keeps 5 recordings "
             + "(5 of 5 used). Delete one with `griptrack delete <id>` or upgrade to Pro.\n")
         #expect(try Self.count(sandbox) == 5, "nothing of the refused import is stored")
+    }
+
+    @Test("an export imported before is recognised and skipped, as a zip or as its folder; the new ones are stored")
+    func duplicatesAreRecognised() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let first = try sandbox.run(["import", Self.fixture("peak-force.csv"), Self.fixture("repeaters.zip")])
+        #expect(first.status == 0, "\(first)")
+        let again = try sandbox.run(["import", Self.fixture("repeaters"), Self.fixture("rfd.csv"), Self.fixture("peak-force.csv"), Self.fixture("rfd.csv")])
+        #expect(again.status == 0, "\(again)")
+        let lines = again.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "Skipped \(Self.fixture("repeaters")): already imported as #2 (the same file); `griptrack delete 2` first to import it again.",
+            lines.count > 1 ? lines[1] : "",
+            "Skipped \(Self.fixture("peak-force.csv")): already imported as #1 (the same file); `griptrack delete 1` first to import it again.",
+            "Skipped \(Self.fixture("rfd.csv")): the same export was given earlier in this command; it is imported once.",
+        ], "\(again)")
+        #expect(lines.count > 1 && lines[1].hasPrefix("Imported \(Self.fixture("rfd.csv")) as #3: RFD test"), "\(again)")
+        #expect(try Self.count(sandbox) == 3)
+
+        let json = try sandbox.run(["import", Self.fixture("rfd.csv"), "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let item = try #require((object["imports"] as? [[String: Any]])?.first)
+        #expect(item["already_imported_as"] as? Int == 3)
+        #expect(item["id"] == nil)
+
+        // Once the earlier recording is deleted, the file imports again.
+        #expect(try sandbox.run("delete", "1", "--yes").status == 0)
+        let back = try sandbox.run(["import", Self.fixture("peak-force.csv")])
+        #expect(back.stdout.hasPrefix("Imported \(Self.fixture("peak-force.csv")) as #4:"), "\(back)")
     }
 
     @Test("--dry-run prints what would be stored and stores nothing, not even a database")

@@ -67,10 +67,15 @@ struct ImportHostileInputTests {
         defer { sandbox.cleanUp() }
         let names = ["peak-force.csv", "endurance.csv", "rfd.csv", "critical-force.csv"].map(ImportCommandTests.fixture)
         #expect(try sandbox.run(["import"] + names).status == 0)
-        let two = try sandbox.run("import", ImportCommandTests.fixture("repeaters.zip"), ImportCommandTests.fixture("peak-force.csv"))
+        // Two new exports (a peak test of another day is not the one imported already) for the one free slot.
+        let another = sandbox.directory.appendingPathComponent("another-peak.csv").path
+        try String(contentsOfFile: ImportCommandTests.fixture("peak-force.csv"), encoding: .utf8)
+            .replacingOccurrences(of: "2026-14-03 09:31:55", with: "2026-15-03 09:31:55")
+            .write(toFile: another, atomically: true, encoding: .utf8)
+        let two = try sandbox.run("import", ImportCommandTests.fixture("repeaters.zip"), another)
         #expect(two.status == 3, "\(two)")
         #expect(two.stdout == "")
-        #expect(two.stderr.hasPrefix("griptrack: none of the 2 files was imported (all are stored or none): Free plan keeps 5 recordings"), "\(two)")
+        #expect(two.stderr.hasPrefix("griptrack: none of the 2 new files was imported (all are stored or none): Free plan keeps 5 recordings"), "\(two)")
         #expect(try ImportCommandTests.count(sandbox) == 4)
     }
 

@@ -44,6 +44,9 @@ public struct ImportedFigures: Sendable, Equatable {
     public var thresholdCrossings: [Crossing]
     /// When it was imported.
     public var importedAt: Date
+    /// SHA-256 of the imported bytes (a bundle: of its info.csv and data sets in set order), lower-case hex, by which
+    /// a second import of the same export is recognised; `nil` for imports stored before it was kept.
+    public var contentDigest: String?
 
     /// One header field as written.
     public struct Field: Sendable, Equatable, Codable {

@@ -25,6 +25,7 @@ struct ImportedFiguresRecord: Codable, FetchableRecord, PersistableRecord {
     var fieldsJSON: String
     var thresholdCrossingsJSON: String
     var importedAt: Date
+    var contentDigest: String?
 
     init(recording: RecordingID, figures: ImportedFigures) throws {
         recordingId = recording.rawValue
@@ -49,6 +50,7 @@ struct ImportedFiguresRecord: Codable, FetchableRecord, PersistableRecord {
         fieldsJSON = String(decoding: try encoder.encode(figures.fields), as: UTF8.self)
         thresholdCrossingsJSON = String(decoding: try encoder.encode(figures.thresholdCrossings), as: UTF8.self)
         importedAt = figures.importedAt
+        contentDigest = figures.contentDigest
     }
 
     func figures(reps: [ImportedRepRecord]) throws -> ImportedFigures {
@@ -66,6 +68,7 @@ struct ImportedFiguresRecord: Codable, FetchableRecord, PersistableRecord {
         figures.intervalTimeMillis = intervalTimeMillis
         figures.intervalThresholdKilograms = intervalThresholdKilograms
         figures.criticalForceKilograms = criticalForceKilograms
+        figures.contentDigest = contentDigest
         let decoder = JSONDecoder()
         figures.fields = try decoder.decode([ImportedFigures.Field].self, from: Data(fieldsJSON.utf8))
         figures.thresholdCrossings = try decoder.decode([ImportedFigures.Crossing].self, from: Data(thresholdCrossingsJSON.utf8))

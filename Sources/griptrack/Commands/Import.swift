@@ -53,12 +53,32 @@ extension Griptrack {
             }
             // Open the store only to store (a dry run needs no database).
             var storedIDs: [RecordingID?] = Array(repeating: nil, count: prepared.count)
+            var skipped: [Skip?] = Array(repeating: nil, count: prepared.count)
             var refusal: String? = nil
             if !dryRun {
                 let session = try common.session()
-                // All files in one transaction: all are stored, or none.
+                // An export imported before (or given twice) is skipped, not stored again: importing a whole folder of
+                // exports again stores only the new ones.
+                var seen: Set<String> = []
+                for (index, item) in prepared.enumerated() {
+                    guard let digest = item.figures.contentDigest else { continue }
+                    let earlier: RecordingID?
+                    do {
+                        earlier = try session.store.importedRecording(contentDigest: digest)
+                    } catch {
+                        throw CLIExit.storeFailure(error)
+                    }
+                    if let earlier {
+                        skipped[index] = .importedBefore(earlier)
+                    } else if !seen.insert(digest).inserted {
+                        skipped[index] = .givenTwice
+                    }
+                }
+                // All new files in one transaction: all are stored, or none.
                 var items: [RecordingStore.ImportedRecording] = []
-                for item in prepared {
+                var storing: [Int] = []
+                for (index, item) in prepared.enumerated() where skipped[index] == nil {
+                    storing.append(index)
                     var samples: [StoredSample] = []
                     samples.reserveCapacity(item.export.series.count)
                     let again = try Self.failing { () throws(ImportInput.Failure) in
@@ -73,21 +93,26 @@ extension Griptrack {
                         figures: item.figures))
                 }
                 do {
-                    let ids = try session.store.saveImportedRecordings(items, context: session.context, now: Date())
-                    storedIDs = ids.map { $0 }
+                    let ids = items.isEmpty ? [] : try session.store.saveImportedRecordings(items, context: session.context, now: Date())
+                    for (index, id) in zip(storing, ids) { storedIDs[index] = id }
                 } catch .refused(let reason, _) {
-                    refusal = prepared.count == 1
-                        ? "\(prepared[0].export.fileName) was not imported: \(reason)"
-                        : "none of the \(prepared.count) files was imported (all are stored or none): \(reason)"
+                    refusal = storing.count == 1
+                        ? "\(prepared[storing[0]].export.fileName) was not imported: \(reason)"
+                        : "none of the \(storing.count) new files was imported (all are stored or none): \(reason)"
                 } catch {
                     throw CLIExit.storeFailure(error)
                 }
             }
             var results: [TindeqImportJSON.Item] = []
-            for (item, storedID) in zip(prepared, storedIDs) {
-                results.append(TindeqImportJSON.Item(item, storedID: storedID))
-                if !common.json, refusal == nil {
-                    print(Self.line(item, storedID: storedID, dryRun: dryRun))
+            for (index, item) in prepared.enumerated() {
+                results.append(TindeqImportJSON.Item(item, storedID: storedIDs[index], skipped: skipped[index]))
+                if !common.json, refusal == nil || skipped[index] != nil {
+                    if let skip = skipped[index] {
+                        print(skip.line(item.export.fileName))
+                    } else {
+                        print(Self.line(item, storedID: storedIDs[index], dryRun: dryRun))
+                    }
+                    for head in item.export.droppedHeads { print("  Note: " + head.description + ".") }
                 }
             }
             if common.json {
@@ -186,6 +211,7 @@ extension Griptrack {
                 ImportedFigures.Rep(
                     set: $0.set, rep: $0.rep, averageKilograms: $0.averageKg, peakKilograms: $0.peakKg, medianKilograms: $0.medianKg)
             }
+            figures.contentDigest = try failing { () throws(ImportInput.Failure) in try ImportInput.contentDigest(opened) }
             figures.thresholdCrossings = export.figures.thresholdCrossings.map {
                 ImportedFigures.Crossing(timeSeconds: $0.timeSeconds, weightKilograms: $0.weightKg)
             }
@@ -196,6 +222,25 @@ extension Griptrack {
             return Prepared(
                 opened: opened, export: export, analysis: analysis, draft: draft, endedAt: endedAt, figures: figures,
                 comparison: comparison)
+        }
+
+        /// Why a file is not stored although it is a good export.
+        enum Skip {
+            /// The same bytes were imported before, as this recording.
+            case importedBefore(RecordingID)
+            /// The same export came earlier in this command.
+            case givenTwice
+
+            /// `Skipped peak.csv: already imported as #3 …`.
+            func line(_ file: String) -> String {
+                switch self {
+                case .importedBefore(let id):
+                    "Skipped \(file): already imported as #\(id.rawValue) (the same file); "
+                        + "`griptrack delete \(id.rawValue)` first to import it again."
+                case .givenTwice:
+                    "Skipped \(file): the same export was given earlier in this command; it is imported once."
+                }
+            }
         }
 
         /// `Imported peak.csv as #3: peak force test of 2026-03-14 09:31:55 ("right"), 690 samples, 1 effort, max
@@ -226,13 +271,25 @@ struct TindeqImportJSON: Encodable {
         var tag: String?
         var samples: Int
         var efforts: Int
-        /// The new recording's id; absent on a dry run or when the free plan refused it.
+        /// The new recording's id; absent on a dry run, when the free plan refused it, or when it was imported before.
         var id: Int64?
+        /// The recording an earlier import of the same file made (this one was skipped).
+        var alreadyImportedAs: Int64?
+        /// The same export came earlier in this command (this one was skipped).
+        var givenTwice: Bool?
+        /// Stale samples dropped at the head of a series, and why.
+        var notes: [String]
         var maxKg: Float?
         var avgKg: Float?
         var comparison: ImportComparison
 
-        init(_ item: Griptrack.Import.Prepared, storedID: RecordingID?) {
+        init(_ item: Griptrack.Import.Prepared, storedID: RecordingID?, skipped: Griptrack.Import.Skip?) {
+            switch skipped {
+            case .importedBefore(let id): alreadyImportedAs = id.rawValue
+            case .givenTwice: givenTwice = true
+            case nil: break
+            }
+            notes = item.export.droppedHeads.map(\.description)
             file = item.export.fileName
             source = item.export.source.rawValue
             testType = item.export.test.rawValue

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GripAnalysis
 import GripImport
@@ -74,7 +75,8 @@ enum ImportInput {
                 return try TindeqExport.read(
                     FileChunks(handle: file, path: path), fileName: path, interruption: interruption, sample: sample)
             case .bundle(let name, let info, let dataSets):
-                return try TindeqExport.readRepeaters(bundle: name, info: info, dataSets: dataSets, sample: sample)
+                return try TindeqExport.readRepeaters(
+                    bundle: name, info: info, dataSets: dataSets, interruption: interruption, sample: sample)
             }
         } catch let error as GripImportError {
             throw .invalid(error)
@@ -83,6 +85,31 @@ enum ImportInput {
         } catch {
             throw .unreadable("cannot read \(opened.name): \(error.localizedDescription)")
         }
+    }
+
+    /// SHA-256 of what was opened, lower-case hex: a CSV file's bytes, or a bundle's `info.csv` and data sets in set
+    /// order (each with its length first), so the same export zipped again or unzipped into a folder is the same.
+    static func contentDigest(_ opened: Opened) throws(Failure) -> String {
+        var hash = SHA256()
+        switch opened {
+        case .csv(let path):
+            do {
+                let file = try handle(path)
+                defer { try? file.close() }
+                var chunks = FileChunks(handle: file, path: path)
+                while let chunk = try chunks.nextChunk() { hash.update(data: chunk) }
+            } catch let error as Failure {
+                throw error
+            } catch {
+                throw .unreadable("cannot read \(path): \(error.localizedDescription)")
+            }
+        case .bundle(_, let info, let dataSets):
+            for file in [info] + dataSets {
+                withUnsafeBytes(of: UInt64(file.bytes.count).littleEndian) { hash.update(bufferPointer: $0) }
+                hash.update(data: file.bytes)
+            }
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     private static func handle(_ path: String) throws -> FileHandle {
