@@ -1,4 +1,5 @@
 import GripConfig
+import GripEntitlements
 import GripStore
 import GripStream
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GripAnalysis
+import GripEntitlements
 
 // The mapping between GripAnalysis values (what the pipeline computes) and the stored rows, shared by the daemon
 // and the CLI.

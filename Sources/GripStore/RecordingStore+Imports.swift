@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GripAnalysis
+import GripEntitlements
 
 extension RecordingStore {
     /// Stores an imported test in one IMMEDIATE transaction: the free plan's admission, the samples, griptrack's

@@ -1,4 +1,5 @@
 import Foundation
+import GripEntitlements
 import GripStore
 
 /// Sync is Pro. The decision is the one resolver's, read the way every Pro command reads it

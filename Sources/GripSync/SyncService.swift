@@ -1,4 +1,5 @@
 import Foundation
+import GripEntitlements
 import GripStore
 import Logging
 import ServiceLifecycle

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripDaemon
+import GripEntitlements
 import GripStore
 import GripTestSupport
 import Logging

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import GripAnalysis
 import GripDaemon
+import GripEntitlements
 import GripStore
 import GripStream
 import GripTestSupport

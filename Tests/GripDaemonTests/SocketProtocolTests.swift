@@ -3,6 +3,7 @@ import Glibc
 import GripAnalysis
 import GripConfig
 import GripDaemon
+import GripEntitlements
 import GripStore
 import GripStream
 import GripTestSupport

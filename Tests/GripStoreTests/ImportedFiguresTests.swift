@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GripAnalysis
+import GripEntitlements
 import Testing
 
 @testable import GripStore

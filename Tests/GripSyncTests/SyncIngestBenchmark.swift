@@ -1,5 +1,6 @@
 import Foundation
 import GripAnalysis
+import GripEntitlements
 import GripStore
 import GripTestSupport
 import Testing

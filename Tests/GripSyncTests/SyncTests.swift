@@ -1,4 +1,5 @@
 import Foundation
+import GripEntitlements
 import GripStore
 import GripTestSupport
 import Testing

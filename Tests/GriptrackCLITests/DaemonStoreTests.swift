@@ -3,6 +3,7 @@ import Glibc
 import GripAnalysis
 import GripBlueZ
 import GripDaemon
+import GripEntitlements
 import GripStore
 import GripTestSupport
 import Logging

@@ -1,4 +1,5 @@
 import Foundation
+import GripEntitlements
 import GripStore
 
 /// Answers store queries (protocol 1.2) under the daemon's plan: the free plan's history shows the newest

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GripEntitlements
 import GripStore
 import Logging
 import ServiceLifecycle
