@@ -9,6 +9,11 @@ struct ForceChartSVG {
     var title: String
     var width = 900.0
     var height = 360.0
+    /// Further recordings drawn over the first (`griptrack compare`), each from its own first sample, with a legend;
+    /// `name` is the first curve's legend entry.
+    var overlays: [(name: String, samples: [StoredSample])] = []
+    var name = ""
+    private static let colours = ["#1f4e9c", "#d2552a", "#2f8f46", "#8a3fa0"]
 
     var text: String {
         let left = 56.0, right = 20.0, top = 36.0, bottom = 44.0
@@ -16,8 +21,9 @@ struct ForceChartSVG {
         let plotHeight = height - top - bottom
         // Stored values are input (ForcePlot): times in Double, ticks bounded, indexes clamped.
         let t0 = Double(samples.first?.micros ?? 0)
-        let span = max(1, Double(samples.last?.micros ?? 1) - t0) / 1e6
-        let finite = samples.map { Double($0.kilograms) }.filter(\.isFinite)
+        let curves = [samples] + overlays.map(\.samples)
+        let span = curves.map { max(1, Double($0.last?.micros ?? 1) - Double($0.first?.micros ?? 0)) / 1e6 }.max() ?? 1
+        let finite = curves.flatMap { $0.map { Double($0.kilograms) } }.filter(\.isFinite)
         let yMax = ForcePlot.niceCeiling(finite.max() ?? 1)
         let yMin = min(0, (finite.min() ?? 0).rounded(.down))
         func x(_ seconds: Double) -> Double { left + seconds / span * plotWidth }
@@ -64,7 +70,31 @@ struct ForceChartSVG {
         svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 8))\" text-anchor=\"middle\">time (s)</text>\n"
         svg += "<text x=\"14\" y=\"\(f(top + plotHeight / 2))\" text-anchor=\"middle\" "
             + "transform=\"rotate(-90 14 \(f(top + plotHeight / 2)))\">force (kg)</text>\n"
-        // The curve: per pixel column, first, min, max, last, so the shape and the peaks survive.
+        for (index, curve) in curves.enumerated() {
+            let colour = Self.colours[index % Self.colours.count]
+            let points = Self.points(curve, x: x, y: y, f: f, span: span, plotWidth: plotWidth)
+            svg += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.2\" points=\"\(points)\"/>\n"
+        }
+        if !overlays.isEmpty {
+            for (index, entry) in ([name] + overlays.map(\.name)).enumerated() {
+                let ly = top + 14 + Double(index) * 16
+                let colour = Self.colours[index % Self.colours.count]
+                svg += "<line x1=\"\(f(left + plotWidth - 190))\" y1=\"\(f(ly - 4))\" x2=\"\(f(left + plotWidth - 170))\" "
+                    + "y2=\"\(f(ly - 4))\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
+                svg += "<text x=\"\(f(left + plotWidth - 164))\" y=\"\(f(ly))\">\(Self.escape(entry))</text>\n"
+            }
+        }
+        svg += "</svg>\n"
+        return svg
+    }
+
+    /// The curve's points: per pixel column, first, min, max, last, so the shape and the peaks survive. Times from
+    /// the curve's own first sample.
+    private static func points(
+        _ samples: [StoredSample], x: (Double) -> Double, y: (Double) -> Double, f: (Double) -> String, span: Double,
+        plotWidth: Double
+    ) -> String {
+        let t0 = Double(samples.first?.micros ?? 0)
         var points: [String] = []
         var column = -1
         var bucket: [(Double, Double)] = []
@@ -91,9 +121,7 @@ struct ForceChartSVG {
             bucket.append((seconds, Double(sample.kilograms)))
         }
         flush()
-        svg += "<polyline fill=\"none\" stroke=\"#1f4e9c\" stroke-width=\"1.2\" points=\"\(points.joined(separator: " "))\"/>\n"
-        svg += "</svg>\n"
-        return svg
+        return points.joined(separator: " ")
     }
 
     static func escape(_ text: String) -> String {

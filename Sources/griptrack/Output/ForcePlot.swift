@@ -8,6 +8,10 @@ struct ForcePlot {
     /// Plot area in character cells.
     var columns = 64
     var rows = 10
+    /// Scales shared with another plot (`griptrack compare`): the top of the kg axis and the time span (µs) drawn.
+    /// `nil`: this plot's own.
+    var sharedTopKg: Double?
+    var sharedSpanMicros: Double?
 
     var text: String {
         guard let first = samples.first, let last = samples.last else { return "(no samples stored)\n" }
@@ -15,9 +19,9 @@ struct ForcePlot {
         // time arithmetic is in Double (a difference of two Int64 may not fit one) and every conversion back to an
         // index is clamped.
         let t0 = Double(first.micros)
-        let span = max(1, Double(last.micros) - t0)
+        let span = sharedSpanMicros ?? max(1, Double(last.micros) - t0)
         let finite = samples.map(\.kilograms).filter(\.isFinite)
-        let top = Self.niceCeiling(Double(finite.max() ?? 1))
+        let top = sharedTopKg ?? Self.niceCeiling(Double(finite.max() ?? 1))
         let bottom = min(0, Double(finite.min() ?? 0).rounded(.down))
         let width = columns * 2
         let height = rows * 4
