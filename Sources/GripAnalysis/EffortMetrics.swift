@@ -20,10 +20,17 @@ public struct EffortMetrics: Sendable, Equatable {
     /// `peakMicros − startMicros` (µs).
     public var timeToPeakMicros: Int64
     /// RFD 20–80 % as the Tindeq app computes it: `0.6 · Fmax / (t80 − t20)` (kg/s), over the trace up to the
-    /// window's end with Fmax = ``peakKg``; see ``rfd2080(of:peakKg:)``. `nil` when undefined.
+    /// window's end with Fmax = ``peakKg``; see ``rfd2080(of:peakKg:)``. `nil` when undefined, and when the
+    /// effort's samples come further apart than ``rfdLongestIntervalMicros``.
     public var rfdKgPerSecond: Double?
     /// Number of trace samples with `startMicros ≤ micros ≤ endMicros`.
     public var sampleCount: Int
+
+    /// The longest mean interval between an effort's samples at which RFD 20–80 % is reported: 20 ms, 50 samples a
+    /// second. A fast pull rises from 20 to 80 % in about 100 ms; slower sampling leaves one or two samples on the
+    /// rise, and the interpolated crossings then say more about the sample times than about the pull (a 10 Hz
+    /// Entralpi, a 5 Hz weight scale, a 2 Hz WH-C06). docs/metrics.md, "What each figure needs".
+    public static let rfdLongestIntervalMicros: Int64 = 20_000
 
     /// Computes the metrics of one effort.
     ///
@@ -41,6 +48,8 @@ public struct EffortMetrics: Sendable, Equatable {
         var peak = startKg
         var peakMicros = startMicros
         var count = 0
+        var firstInside: Int64 = 0
+        var lastInside: Int64 = 0
         // Trapezoid over the window: walk the polyline from (start, F(start)) through every inner sample to
         // (end, F(end)).
         var impulse = 0.0
@@ -54,6 +63,8 @@ public struct EffortMetrics: Sendable, Equatable {
             if sample.micros > endMicros { break }
             rfdEnd = index
             guard sample.micros >= startMicros else { continue }
+            if count == 0 { firstInside = sample.micros }
+            lastInside = sample.micros
             count += 1
             if sample.kilograms > peak {
                 peak = sample.kilograms
@@ -77,7 +88,10 @@ public struct EffortMetrics: Sendable, Equatable {
         self.meanKg = durationSeconds > 0 ? Float(impulse / durationSeconds) : startKg
         self.timeToPeakMicros = peakMicros.saturatingSubtracting(startMicros)
         self.sampleCount = count
-        self.rfdKgPerSecond = Self.rfd2080(of: trace, count: rfdEnd, peakKg: peak)
+        // Mean interval inside the window, in Double: stored times are input and their difference may not fit Int64.
+        let sampledFinely = count >= 2
+            && (Double(lastInside) - Double(firstInside)) / Double(count - 1) <= Double(Self.rfdLongestIntervalMicros)
+        self.rfdKgPerSecond = sampledFinely ? Self.rfd2080(of: trace, count: rfdEnd, peakKg: peak) : nil
     }
 
     /// RFD 20–80 % exactly as `docs/segmentation.md` defines it (reproduces the Tindeq app's `rfd2080`).

@@ -24,8 +24,27 @@ struct EffortMetricsTests {
         #expect(isClose(m.impulseKgSeconds, 10))  // ½ · 2 s · 10 kg
         #expect(abs(m.meanKg - 5) < 1e-6)  // 10 kg·s / 2 s
         #expect(m.sampleCount == 5)
-        // t20 = 0.2 s (2 kg), t80 = 0.8 s (8 kg): 0.6 · 10 / 0.6 s = 10 kg/s.
-        #expect(isClose(m.rfdKgPerSecond, 10))
+        // t20 = 0.2 s (2 kg), t80 = 0.8 s (8 kg): 0.6 · 10 / 0.6 s = 10 kg/s; but samples 0.5 s apart are too
+        // sparse for the effort to report it.
+        #expect(isClose(EffortMetrics.rfd2080(of: samples, peakKg: m.peakKg), 10))
+        #expect(m.rfdKgPerSecond == nil)
+    }
+
+    @Test("RFD 20–80 is reported from 50 samples a second up, and left out below: the same pull at 100, 50 and 40 Hz")
+    func rfdNeedsFineSampling() throws {
+        // A 0 → 20 kg ramp over 0.5 s, held to 2 s: RFD 20–80 = 0.6 · 20 / 0.3 s = 40 kg/s at any rate that resolves it.
+        func pull(hz: Double) -> [ForceSample] {
+            (0...Int(2 * hz)).map { index in
+                let t = Double(index) / hz
+                return ForceSample(micros: Int64((t * 1e6).rounded()), kilograms: Float(min(20, 40 * t)))
+            }
+        }
+        for hz in [100.0, 50.0] {
+            let m = try #require(EffortMetrics(trace: pull(hz: hz), startMicros: 0, endMicros: 2_000_000))
+            #expect(isClose(m.rfdKgPerSecond, 40, tolerance: 1e-6), "\(hz) Hz")
+        }
+        let slow = try #require(EffortMetrics(trace: pull(hz: 40), startMicros: 0, endMicros: 2_000_000))
+        #expect(slow.rfdKgPerSecond == nil, "40 Hz: 25 ms between samples")
     }
 
     @Test("rfd2080 interpolates the first upward crossings between sparse samples")
@@ -53,8 +72,10 @@ struct EffortMetricsTests {
         #expect(cut.peakMicros == 1_000_000)  // first sample at the peak
         #expect(cut.timeToPeakMicros == 750_000)
         #expect(cut.sampleCount == 7)  // 0.5 … 3.5 s
-        // Rising edge before the window still counts for rfd: 4 kg at 0.2 s, 16 kg at 0.8 s → 12 / 0.6.
-        #expect(isClose(cut.rfdKgPerSecond, 20))
+        // Rising edge before the window still counts for rfd: 4 kg at 0.2 s, 16 kg at 0.8 s → 12 / 0.6 (too
+        // sparse for the effort to report).
+        #expect(isClose(EffortMetrics.rfd2080(of: samples, peakKg: cut.peakKg), 20))
+        #expect(cut.rfdKgPerSecond == nil)
     }
 
     @Test("a pulse on a 5 kg pre-load uses the raw Fmax, not the baseline-subtracted one")
@@ -68,8 +89,10 @@ struct EffortMetricsTests {
         #expect(m.timeToPeakMicros == 300_000)
         // Fmax = 30: 6 kg between 0.2 s (5) and 0.3 s (8) → 0.2333… s; 24 kg between 0.4 s (16) and 0.5 s (26)
         // → 0.48 s; rfd = 18 / 0.246666… = 72.97297… kg/s. (Baseline-subtracted would give 90.9 kg/s.)
-        #expect(isClose(m.rfdKgPerSecond, 18 / (0.48 - (0.2 + 1.0 / 30)), tolerance: 1e-6))
-        #expect(isClose(m.rfdKgPerSecond, 72.972_973, tolerance: 1e-5))
+        let rfd = EffortMetrics.rfd2080(of: samples, peakKg: m.peakKg)
+        #expect(isClose(rfd, 18 / (0.48 - (0.2 + 1.0 / 30)), tolerance: 1e-6))
+        #expect(isClose(rfd, 72.972_973, tolerance: 1e-5))
+        #expect(m.rfdKgPerSecond == nil, "10 samples a second: too sparse for RFD")
         // Impulse over [0.3, 0.85], F(0.85) = 12.5 kg: trapezoids 1.2 + 2.1 + 2.8 + 3.0 + 2.5 + (20 + 12.5) / 2 · 0.05
         // = 12.4125 kg·s; mean = 12.4125 / 0.55 s = 22.568 kg.
         #expect(isClose(m.impulseKgSeconds, 12.4125, tolerance: 1e-9))

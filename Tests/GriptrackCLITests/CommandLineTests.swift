@@ -35,6 +35,8 @@ struct CommandLineTests {
               stats                   Show max and average force; Pro adds trends and
                                       comparisons.
               trends                  Show progress across recordings (Pro).
+              compare                 Compare two recordings: their figures side by side
+                                      and their force curves (Pro).
               export                  Export recordings with every sample as CSV or JSON
                                       (Pro).
               delete                  Delete a recording with its efforts and samples.

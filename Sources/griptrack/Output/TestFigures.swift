@@ -15,11 +15,14 @@ struct TestFigures: Encodable {
     var bestRfd200msKgS: Double?
     /// Why there are no windowed RFDs at all, when the device's sample rate is too low for them.
     var rfdWindowsLeftOut: String?
+    /// Why the efforts have no RFD 20–80 %, when the device's sample rate is too low for it.
+    var rfd2080LeftOut: String?
     /// Per effort, in the efforts' order: RFD over 100 ms and 200 ms from onset (nil where not defined).
     private(set) var effortRfds: [(ms100: Double?, ms200: Double?)] = []
 
     private enum CodingKeys: String, CodingKey {
         case mvc7Kg, fatigueIndexPercent, rfdWindowsLeftOut
+        case rfd2080LeftOut = "rfd_2080_left_out"
         // Spelled out: the encoder's snake case would write `rfd100ms`.
         case bestRfd100msKgS = "best_rfd_100ms_kg_s", bestRfd200msKgS = "best_rfd_200ms_kg_s"
     }
@@ -30,6 +33,11 @@ struct TestFigures: Encodable {
         fatigueIndexPercent = FatigueIndex.percent(
             peaks: efforts.filter { !$0.isOpen && !$0.isOpenStart }.map(\.peakKilograms))
         guard let interval = WindowedRFD.typicalIntervalMicros(of: trace), !efforts.isEmpty else { return }
+        if interval > EffortMetrics.rfdLongestIntervalMicros {
+            rfd2080LeftOut = String(
+                format: "RFD 20–80 %% not computed: the device sends %.0f samples a second; it needs %.0f",
+                1e6 / Double(interval), 1e6 / Double(EffortMetrics.rfdLongestIntervalMicros))
+        }
         let leftOut = "RFD over %@ not computed: the device sends %.0f samples a second; a %@ window needs %.0f"
         if case .tooSlow(let rate, let needed) = WindowedRFD.support(intervalMicros: interval, windowMicros: 200_000) {
             rfdWindowsLeftOut = String(format: leftOut, "100 and 200 ms", rate, "200 ms", needed)
@@ -61,6 +69,7 @@ struct TestFigures: Encodable {
         if let bestRfd100msKgS { parts.append(String(format: "best RFD 0–100 ms %.0f kg/s", bestRfd100msKgS)) }
         if let bestRfd200msKgS { parts.append(String(format: "0–200 ms %.0f kg/s", bestRfd200msKgS)) }
         var lines = parts.isEmpty ? [] : [parts.joined(separator: ", ")]
+        if let rfd2080LeftOut { lines.append(rfd2080LeftOut) }
         if let rfdWindowsLeftOut { lines.append(rfdWindowsLeftOut) }
         return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
