@@ -22,7 +22,8 @@ struct SyncDeadlineTests {
 
         let started = ContinuousClock.now
         let error = await #expect(throws: SyncError.self) { try await pi.push() }
-        #expect(ContinuousClock.now - started < .seconds(15))
+        // Ends with the deadline's error, not a hang; generous for a loaded machine (the suite's time limit is 1 minute).
+        #expect(ContinuousClock.now - started < .seconds(40))
         guard case .timedOut(_, .migration, .seconds(3), _) = error else {
             Issue.record("expected the migration to time out, got \(String(describing: error))")
             return
@@ -45,7 +46,8 @@ struct SyncDeadlineTests {
 
         let started = ContinuousClock.now
         let error = await #expect(throws: SyncError.self) { try await pi.push() }
-        #expect(ContinuousClock.now - started < .seconds(15))
+        // Ends with the deadline's error, not a hang; generous for a loaded machine (the suite's time limit is 1 minute).
+        #expect(ContinuousClock.now - started < .seconds(40))
         #expect(try pi.store.syncStatus().pendingRows == pending)
         let text = try #require(error?.description)
         #expect(!text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(text)")
@@ -69,7 +71,8 @@ struct SyncDeadlineTests {
         try await holder.query("LOCK TABLE griptrack_schema IN ACCESS EXCLUSIVE MODE", logger: Self.logger)
         let started = ContinuousClock.now
         let error = await #expect(throws: SyncError.self) { try await pi.push() }
-        #expect(ContinuousClock.now - started < .seconds(15))
+        // Ends with the deadline's error, not a hang; generous for a loaded machine (the suite's time limit is 1 minute).
+        #expect(ContinuousClock.now - started < .seconds(40))
         guard case .timedOut(_, .migration, _, let detail) = error else {
             Issue.record("expected the migration to time out, got \(String(describing: error))")
             try await holder.close()
