@@ -178,7 +178,8 @@ struct ImportCommandTests {
         #expect(item["efforts"] as? Int == 6)
         let comparison = try #require(item["comparison"] as? [String: Any])
         let rows = try #require(comparison["figures"] as? [[String: Any]])
-        #expect(rows.contains { $0["name"] as? String == "critical force" && $0["app"] as? Double == 20.3156 })
+        #expect(rows.contains { $0["name"] as? String == "critical force" && $0["app"] as? Double == 20.3156381 },
+                "the app's figure at the precision it wrote (critical-force.csv: 20.3156381)")
         #expect((comparison["reps"] as? [Any])?.count == 6)
 
         let show = try sandbox.run("show", "1", "--json")

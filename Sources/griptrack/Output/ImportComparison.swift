@@ -19,9 +19,10 @@ struct ImportComparison: Encodable {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(unit, forKey: .unit)
-            try container.encodeIfPresent(app.map(rounded), forKey: .app)
-            try container.encodeIfPresent(griptrack.map(rounded), forKey: .griptrack)
-            try container.encodeIfPresent(difference.map(rounded), forKey: .difference)
+            // The app's figure as it wrote it; griptrack's kg figures are float32 forces (their shortest decimal).
+            try container.encodeIfPresent(app, forKey: .app)
+            try container.encodeIfPresent(unit == "kg" ? griptrack.map(Format.float32Decimal) : griptrack, forKey: .griptrack)
+            try container.encodeIfPresent(difference, forKey: .difference)
         }
     }
 
@@ -99,9 +100,10 @@ struct ImportComparison: Encodable {
         reps = appReps.enumerated().map { offset, rep in
             let effort = offset < efforts.count ? efforts[offset] : nil
             return Rep(
-                set: rep.set, rep: rep.rep, appAvgKg: rep.averageKilograms.map(rounded), appPeakKg: rep.peakKilograms.map(rounded),
-                appMedianKg: rep.medianKilograms.map(rounded), effortIndex: effort?.index,
-                meanKg: effort.map { rounded($0.meanKilograms) }, peakKg: effort.map { rounded($0.peakKilograms) })
+                set: rep.set, rep: rep.rep, appAvgKg: rep.averageKilograms, appPeakKg: rep.peakKilograms,
+                appMedianKg: rep.medianKilograms, effortIndex: effort?.index,
+                meanKg: effort.map { Format.float32Decimal($0.meanKilograms) },
+                peakKg: effort.map { Format.float32Decimal($0.peakKilograms) })
         }
     }
 
@@ -176,4 +178,3 @@ struct ImportComparison: Encodable {
 }
 
 /// Four decimals: enough to see the app's figures as written (it writes seven) without binary noise in JSON.
-private func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }

@@ -67,17 +67,14 @@ struct RecordingComparison: Encodable {
         self.second = second
         figures = [
             Row("efforts", "", Double(first.efforts), Double(second.efforts)),
-            Row("max", "kg", Self.decimal(first.maxKg), Self.decimal(second.maxKg)),
-            Row("average", "kg", Self.decimal(first.averageKg), Self.decimal(second.averageKg)),
+            Row("max", "kg", first.maxKg.map { Format.float32Decimal(Double($0)) }, second.maxKg.map { Format.float32Decimal(Double($0)) }),
+            Row("average", "kg", first.averageKg.map { Format.float32Decimal(Double($0)) }, second.averageKg.map { Format.float32Decimal(Double($0)) }),
             Row("MVC-7 (best 7 s mean)", "kg", first.mvc7Kg, second.mvc7Kg),
             Row("best RFD 20–80 %", "kg/s", first.bestRfd2080KgS, second.bestRfd2080KgS),
             Row("best RFD 0–200 ms", "kg/s", first.bestRfd200msKgS, second.bestRfd200msKgS),
             Row("fatigue index", "%", first.fatigueIndexPercent, second.fatigueIndexPercent),
         ]
     }
-
-    /// A float32 force as the Double of its shortest decimal, so the JSON shows 48.42075, not 48.42074966430664.
-    static func decimal(_ value: Float?) -> Double? { value.map { Double($0.description) ?? Double($0) } }
 
     /// The header of a side: `#3 2026-11-20 18:01 right hand, “warm-up”`.
     static func heading(_ side: Side) -> String {
