@@ -90,12 +90,37 @@ struct LinkDropCursor {
 }
 
 extension TindeqExport {
+    /// The settings for a second analysis of an endurance test in which the first found no effort although the
+    /// app's own average says the whole test was a hold: a light hang held steady from the first sample looks like
+    /// a pre-load at rest to the live rule (``SegmenterSettings/restEvidenceMicros``), which a live stream needs
+    /// and an endurance export does not (it holds the test and nothing before it). `nil` when the first analysis
+    /// stands.
+    ///
+    /// - Parameters:
+    ///   - analysis: The first analysis, with `settings`.
+    ///   - settings: The settings it used.
+    public func steadyHoldSettings(after analysis: ImportAnalysis, settings: SegmenterSettings = .init()) -> SegmenterSettings? {
+        guard test == .endurance, analysis.recording.efforts.isEmpty, let average = figures.averageKg,
+            average >= Double(settings.baselinePriorKg + settings.onAboveBaseline)
+        else { return nil }
+        var steady = settings
+        // Never rest evidence: the starting load stays an effort under way.
+        steady.restEvidenceMicros = .max
+        return steady
+    }
+
     /// Runs ``samples`` through ``ImportAnalyser``: one explicit recording from the first sample to the last,
-    /// interrupted at ``linkDrops``.
+    /// interrupted at ``linkDrops`` (a second time with ``steadyHoldSettings(after:settings:)`` when those apply).
     ///
     /// - Parameter settings: The segmenter's settings (the same defaults as a replay).
     /// - Returns: The recording with its efforts, and the whole series' RFD 20–80 %.
     public func analyse(settings: SegmenterSettings = .init()) -> ImportAnalysis {
+        let first = analyseOnce(settings: settings)
+        guard let steady = steadyHoldSettings(after: first, settings: settings) else { return first }
+        return analyseOnce(settings: steady)
+    }
+
+    private func analyseOnce(settings: SegmenterSettings) -> ImportAnalysis {
         var analyser = ImportAnalyser(settings: settings)
         var drops = LinkDropCursor(linkDrops)
         for sample in samples {

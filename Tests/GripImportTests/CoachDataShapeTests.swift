@@ -78,3 +78,40 @@ struct CoachDataShapeTests {
         #expect(ImportFixtures.error(text).contains("bad.csv:7: time goes back"))
     }
 }
+
+extension CoachDataShapeTests {
+    /// An endurance export: the app's header, then `seconds` at 80 Hz of a hold at `kilograms` ± 0.2 from the first
+    /// sample.
+    static func steadyHold(kilograms: Double, seconds: Double, average: Double) -> [UInt8] {
+        var text = "date,tag,comment,unit,max,avg,duration,mvc\n2026-15-03 18:48:28,light hang,,SI,\(kilograms + 0.2),\(average),\(seconds),20\n\ntime,weight\n"
+        var time = 0.0
+        var index = 0
+        while time <= seconds {
+            text += "\(time),\(kilograms + (index % 2 == 0 ? 0.2 : -0.2))\n"
+            time += 0.0125
+            index += 1
+        }
+        return Array(text.utf8)
+    }
+
+    @Test("an endurance test held steady from the first sample is one effort when the app's average says it was a hold")
+    func steadyLightHang() throws {
+        let export = try TindeqExport.parse(Self.steadyHold(kilograms: 9, seconds: 20, average: 9), fileName: "hang.csv")
+        #expect(export.test == .endurance)
+        // The live rule alone takes a steady load from the first sample for a pre-load at rest: no effort.
+        var live = ImportAnalyser()
+        for sample in export.samples { live.ingest(sample) }
+        #expect(live.finish().recording.efforts.isEmpty)
+        let analysis = export.analyse()
+        let effort = try #require(analysis.recording.efforts.first)
+        #expect(analysis.recording.efforts.count == 1)
+        #expect(abs(Double(effort.meanKg) - 9) < 0.05, "mean \(effort.meanKg)")
+        #expect(effort.durationMicros >= 19_000_000, "\(effort.durationMicros) µs")
+    }
+
+    @Test("the same steady load with an app average under the on-level stays a pre-load: no effort is invented")
+    func steadyLoadTheAppCallsRest() throws {
+        let export = try TindeqExport.parse(Self.steadyHold(kilograms: 9, seconds: 20, average: 1), fileName: "rest.csv")
+        #expect(export.analyse().recording.efforts.isEmpty)
+    }
+}

@@ -143,6 +143,14 @@ extension Griptrack {
                 try ImportInput.read(opened, interruption: { analyser.interruption() }, sample: { analyser.ingest($0) })
             }
             var analysis = analyser.finish()
+            if let steady = export.steadyHoldSettings(after: analysis) {
+                // The app says the test was one hold: read it again without the live pre-load rule.
+                analyser = ImportAnalyser(settings: steady)
+                _ = try failing { () throws(ImportInput.Failure) in
+                    try ImportInput.read(opened, interruption: { analyser.interruption() }, sample: { analyser.ingest($0) })
+                }
+                analysis = analyser.finish()
+            }
             if export.figures.rfd2080 != nil {
                 // The whole series' RFD needs its maximum first: a second pass, only when the app gave one to compare.
                 var rfd = analyser.rfd
