@@ -85,7 +85,14 @@ var package = Package(
         // The Tindeq app's CSV exports (and griptrack's own CSV export) ↔ typed imports and samples, and the zip a
         // repeaters bundle comes in. Pure: it takes bytes (whole, or a chunk at a time) and a file name, never reads
         // a file.
-        .target(name: "GripImport", dependencies: ["GripAnalysis", "GripWire", "CZlibInflate"], swiftSettings: strictSwift),
+        .target(
+            name: "GripImport",
+            dependencies: [
+                "GripAnalysis", "GripWire", "CZlibInflate",
+                // SHA-256, the identity by which an export imported before is recognised (ImportDigest).
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift),
         // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
         .target(
             name: "GripConfig",
@@ -98,6 +105,8 @@ var package = Package(
             name: "GripSync",
             dependencies: [
                 "GripStore", "GripEntitlements",
+                // `[sync]` of griptrack.toml → a SyncClient (SyncConfiguration).
+                "GripConfig",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // griptrackd's sync service.
@@ -116,8 +125,6 @@ var package = Package(
                 "GripImport",
                 // sync, list --everywhere.
                 "GripSync",
-                // import: the digest by which an export imported before is recognised.
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
         ),
@@ -135,7 +142,7 @@ var package = Package(
         .executableTarget(
             name: "griptrackd",
             dependencies: [
-                "GripDaemon", "GripConfig",
+                "GripDaemon", "GripConfig", "GripSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -162,7 +169,7 @@ var package = Package(
         .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "GripDaemonTests",
-            dependencies: ["GripDaemon", "GripEntitlements", "GripStream", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["GripDaemon", "GripEntitlements", "GripStream", "GripSync", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
                            "GripStore", "GripAnalysis", "GripConfig"],
             swiftSettings: strictSwift
         ),

@@ -2,6 +2,7 @@ import GripConfig
 import GripEntitlements
 import GripStore
 import GripStream
+import GripSync
 
 /// Everything `griptrackd` needs to start, already validated by the executable.
 public struct DaemonConfiguration: Sendable {
@@ -54,7 +55,7 @@ public struct DaemonConfiguration: Sendable {
 
     /// `[sync]`: when set, a sync service pushes the database's outbox every interval (griptrackd sets it; the
     /// CLI's in-process daemon does not, `griptrack sync` pushes its database).
-    public var sync: DaemonSync? = nil
+    public var sync: SyncConfiguration? = nil
 
     /// Rewrites a peer's user id and groups before authorization: `(uid, gids) -> (uid, gids)`.
     public typealias PeerOverride = @Sendable (UInt32, [UInt32]) -> (UInt32, [UInt32])

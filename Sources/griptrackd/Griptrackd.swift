@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GripConfig
 import GripDaemon
+import GripSync
 import Logging
 
 /// `griptrackd`: the griptrack service. Parses flags, bootstraps logging to stderr (journald reads it), runs the
@@ -93,7 +94,7 @@ struct Griptrackd: AsyncParsableCommand {
         configuration.releasesStartupPages = true
         configuration.apply(file, deviceAddress: device)
         do {
-            configuration.sync = try DaemonSync.from(file, logger: Logger(label: "griptrackd.sync"))
+            configuration.sync = try SyncConfiguration.from(file, logger: Logger(label: "griptrackd.sync"))
         } catch {
             FileHandle.standardError.write(Data("griptrackd: invalid configuration: \(error)\n".utf8))
             throw ExitCode(5)

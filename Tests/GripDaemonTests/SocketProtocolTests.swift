@@ -6,6 +6,7 @@ import GripDaemon
 import GripEntitlements
 import GripStore
 import GripStream
+import GripSync
 import GripTestSupport
 import Logging
 import Testing
@@ -126,7 +127,7 @@ struct SocketProtocolTests {
             device_name = "pi-test"
             interval_seconds = 600
             """, file: "test.toml")
-        let settings = try #require(try DaemonSync.from(file, logger: Logger(label: "test")))
+        let settings = try #require(try SyncConfiguration.from(file, logger: Logger(label: "test")))
         let harness = try await DaemonHarness(access: AccessContext(bypass: true)) { $0.sync = settings }.started()
         let watcher = try await harness.watcher()
         _ = try #require(try await watcher.read(until: "RECORDER", event: "saved").match)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GripAnalysis
 import GripImport
@@ -87,29 +86,25 @@ enum ImportInput {
         }
     }
 
-    /// SHA-256 of what was opened, lower-case hex: a CSV file's bytes, or a bundle's `info.csv` and data sets in set
-    /// order (each with its length first), so the same export zipped again or unzipped into a folder is the same.
+    /// ``ImportDigest`` of what was opened: a CSV file read once more as it streams, or a bundle's files.
     static func contentDigest(_ opened: Opened) throws(Failure) -> String {
-        var hash = SHA256()
         switch opened {
         case .csv(let path):
+            var digest = ImportDigest()
             do {
                 let file = try handle(path)
                 defer { try? file.close() }
                 var chunks = FileChunks(handle: file, path: path)
-                while let chunk = try chunks.nextChunk() { hash.update(data: chunk) }
+                while let chunk = try chunks.nextChunk() { digest.update(chunk) }
             } catch let error as Failure {
                 throw error
             } catch {
                 throw .unreadable("cannot read \(path): \(error.localizedDescription)")
             }
+            return digest.finalized()
         case .bundle(_, let info, let dataSets):
-            for file in [info] + dataSets {
-                withUnsafeBytes(of: UInt64(file.bytes.count).littleEndian) { hash.update(bufferPointer: $0) }
-                hash.update(data: file.bytes)
-            }
+            return ImportDigest(info: info, dataSets: dataSets).finalized()
         }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     private static func handle(_ path: String) throws -> FileHandle {

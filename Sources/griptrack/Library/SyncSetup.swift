@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import GripAnalysis
 import GripConfig
-import GripDaemon
 import GripStore
 import GripSync
 import Logging
@@ -14,9 +13,9 @@ enum SyncSetup {
     static func client(_ config: GriptrackConfig) throws -> SyncClient {
         var logger = Logger(label: "griptrack.sync")
         logger.logLevel = .warning
-        let sync: DaemonSync?
+        let sync: SyncConfiguration?
         do {
-            sync = try DaemonSync.from(config, logger: logger)
+            sync = try SyncConfiguration.from(config, logger: logger)
         } catch {
             throw CLIExit.invalidInput.fail("invalid configuration: \(error)")
         }

@@ -1,11 +1,10 @@
 import Foundation
 import GripConfig
-import GripSync
 import Logging
 
 /// `[sync]` of the configuration, ready for the daemon's sync service and for `griptrack sync`: the one mapping
-/// from `griptrack.toml` to a ``GripSync/SyncClient`` (docs/sync.md, "Configuration").
-public struct DaemonSync: Sendable {
+/// from `griptrack.toml` to a ``SyncClient`` (docs/sync.md, "Configuration").
+public struct SyncConfiguration: Sendable {
     /// Server, account and device.
     public var client: SyncClient
     /// `[sync] interval_seconds`.
@@ -19,7 +18,7 @@ public struct DaemonSync: Sendable {
     /// - Returns: `nil` when `[sync] url` is not set (sync is off).
     /// - Throws: ``GripConfig/ConfigError`` naming `sync.account` when it is missing, or `sync.password_file` when
     ///   the password cannot be read safely.
-    public static func from(_ file: GriptrackConfig, logger: Logger) throws(ConfigError) -> DaemonSync? {
+    public static func from(_ file: GriptrackConfig, logger: Logger) throws(ConfigError) -> SyncConfiguration? {
         guard let url = file.sync.url else { return nil }
         guard let account = file.sync.account else {
             throw ConfigError(
@@ -30,7 +29,7 @@ public struct DaemonSync: Sendable {
             host: url.host, port: url.port, user: url.user, password: try file.syncPassword(), database: url.database,
             tls: url.sslMode.flatMap(SyncEndpoint.TLSMode.init(rawValue:)), caFile: file.syncCAPath)
         let device = file.sync.deviceName ?? ProcessInfo.processInfo.hostName
-        return DaemonSync(
+        return SyncConfiguration(
             client: SyncClient(
                 settings: SyncSettings(endpoint: endpoint, account: account, deviceName: device), logger: logger),
             interval: .milliseconds(Int64((file.sync.intervalSeconds * 1000).rounded())))
