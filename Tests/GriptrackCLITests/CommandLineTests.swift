@@ -49,6 +49,7 @@ struct CommandLineTests {
                                       (the replay test fixtures).
               sync                    Sync recordings to the account's PostgreSQL database
                                       (Pro).
+              web                     Pair browsers with the web app and manage its tokens.
 
               See 'griptrack help <subcommand>' for detailed help.
 
