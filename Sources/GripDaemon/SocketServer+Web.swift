@@ -37,7 +37,7 @@ extension ServerLoop {
                 return send(line.line, to: client)
             }
             access.perform {
-                do {
+                do throws(GripStoreError) {
                     guard let token = try access.createToken(role: role, name: name, now: Date()) else {
                         return reply(StoreProblem(
                             code: .invalid,
@@ -56,7 +56,7 @@ extension ServerLoop {
             }
         case "tokens":
             access.perform {
-                do {
+                do throws(GripStoreError) {
                     let objects = try access.credentials().map { credential in
                         var item = JSONLine()
                         item.add("name", credential.name)
@@ -79,7 +79,7 @@ extension ServerLoop {
                 return send(StoreProblem(code: .invalid, message: "WEB revoke needs \"name\": the credential's name (`griptrack web tokens` lists them)").line, to: client)
             }
             access.perform {
-                do {
+                do throws(GripStoreError) {
                     guard try access.revoke(name: name, now: Date()) != nil else {
                         return reply(StoreProblem(
                             code: .notFound,

@@ -38,8 +38,10 @@ final class ControlLink: Sendable {
         var queue = jobs.makeAsyncIterator()
         var waiting: Job? = nil
         while true {
-            guard let first = waiting ?? (await queue.next()) else { return }
+            var next = waiting
             waiting = nil
+            if next == nil { next = await queue.next() }
+            guard let first = next else { return }
             let channel: DaemonLink.Channel
             do {
                 channel = try await DaemonLink.connect(path: socketPath)

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 /// The app's own files, compiled into the binary (SwiftPM's `embedInCode`): the web app needs no installed files,

@@ -1,6 +1,7 @@
 import Foundation
 import GripDaemon
 import GripStore
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization

@@ -79,7 +79,7 @@ public enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
     static func status(forDaemonCode code: String?) -> HTTPResponse.Status {
         switch code {
         case "not_found": .notFound
-        case "pro_required": .paymentRequired
+        case "pro_required": HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required")
         case "invalid": .badRequest
         case "busy": .conflict
         case "not_authorized": .forbidden

@@ -1,5 +1,6 @@
 import Foundation
 import GripDaemon
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization

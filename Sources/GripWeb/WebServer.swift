@@ -55,7 +55,7 @@ public final class WebServer: Service, Sendable {
             router: router,
             configuration: ApplicationConfiguration(
                 address: .hostname(listen.host, port: listen.port), serverName: "griptrackd"),
-            onServerRunning: { [bound, access, logger] channel in
+            onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? listen.port
                 bound.withLock { $0 = port }
                 var actual = listen

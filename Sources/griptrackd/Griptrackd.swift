@@ -145,3 +145,18 @@ struct Griptrackd: AsyncParsableCommand {
         await web.value
     }
 }
+extension Griptrackd {
+    /// `AA:BB:CC:DD:EE:FF`, either case.
+    static func isBluetoothAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+}
+
+extension DaemonError {
+    /// A bad replay capture is invalid input (exit 5); anything else is an error (exit 1).
+    var isInvalidInput: Bool {
+        if case .replay = self { return true }
+        return false
+    }
+}
