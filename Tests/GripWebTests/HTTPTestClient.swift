@@ -15,7 +15,9 @@ struct HTTPTestResponse: Sendable {
 
 /// A small blocking HTTP/1.1 client over a real TCP socket to 127.0.0.1: what the tests need and no more (one
 /// request per connection, `Connection: close`, chunked bodies, an event stream read as it comes).
-final class HTTPTestClient {
+// SAFETY: @unchecked Sendable because each client belongs to one test, which uses it sequentially (every read awaits
+// the thread it runs on before the next call), so no two threads touch its buffers at once.
+final class HTTPTestClient: @unchecked Sendable {
     let descriptor: Int32
     private var raw: [UInt8] = []
     private(set) var status = 0
@@ -48,6 +50,9 @@ final class HTTPTestClient {
     }
 
     deinit { close(descriptor) }
+
+    /// A response header (name in any case) once the head is read.
+    func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
 
     func send(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
