@@ -13,9 +13,13 @@ extension WebServer {
     /// ``WebSettings/eventBacklogLines``: so the daemon is never held up by this browser, and a browser that falls
     /// that far behind (asleep, gone without a FIN) is disconnected instead of growing the queue. Its page
     /// reconnects by itself. A revoked credential ends the stream within a second.
-    func events(_ request: Request, _ context: WebContext) throws -> Response {
+    func events(_ request: Request, _ context: WebContext) async throws -> Response {
         let caller = try authenticator.require(.watch, request)
-        let socketPath = settings.socketPath
+        try await context.channel.setOption(
+            ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.eventSendBufferBytes)
+        ).get()
+        // Connected before the answer, so a daemon that is not there is a 503, not an empty stream.
+        let daemon = try await DaemonLink.connect(path: settings.socketPath)
         let access = self.access
         let httpChannel = context.channel
         let logger = self.logger
@@ -24,7 +28,6 @@ extension WebServer {
             .contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no",
         ]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            let daemon = try await DaemonLink.connect(path: socketPath)
             let (events, queue) = AsyncStream<ByteBuffer>.makeStream(
                 bufferingPolicy: .bufferingOldest(backlog))
             let reader = Task {

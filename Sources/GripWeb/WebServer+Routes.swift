@@ -43,7 +43,7 @@ extension WebServer {
             _ = try self.authenticator.require(.watch, request)
             return try await self.samples(of: try Self.recordingID(context))
         }
-        router.get("/api/events") { request, context in try self.events(request, context) }
+        router.get("/api/events") { request, context in try await self.events(request, context) }
         router.post("/api/record") { request, _ in
             _ = try self.authenticator.require(.record, request)
             let fields = try await Self.jsonBody(request)

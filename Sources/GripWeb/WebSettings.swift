@@ -16,6 +16,13 @@ public struct WebSettings: Sendable {
     public var anonymous: GriptrackConfig.Web.Anonymous
     /// The daemon's Unix socket, which the web app is a client of.
     public var socketPath: String
+    /// The kernel's send buffer for an event stream's connection (SO_SNDBUF), which ``eventSendBufferBytes`` sets
+    /// per server: without it, Linux grows a stalled connection's buffer to megabytes (on loopback, to several
+    /// times the 64 KiB segment size) before the web app can notice that its browser has stopped reading.
+    public static let eventSendBufferBytes = 64 * 1024
+
+    /// SO_SNDBUF for event streams (``eventSendBufferBytes`` unless a test wants a browser dropped sooner).
+    public var eventSendBufferBytes = WebSettings.eventSendBufferBytes
     /// Live lines one browser may have waiting (``eventBacklogLines`` unless a test wants a browser dropped sooner).
     public var eventBacklogLines = WebSettings.eventBacklogLines
 

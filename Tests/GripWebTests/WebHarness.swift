@@ -20,7 +20,8 @@ final class WebHarness: Sendable {
 
     init(
         capture: String = "progressor-repeaters.btsnoop", speed: Double = 20, anonymous: GriptrackConfig.Web.Anonymous = .none,
-        eventBacklogLines: Int = WebSettings.eventBacklogLines, keepsStreamOpen: Bool = true
+        eventBacklogLines: Int = WebSettings.eventBacklogLines, eventSendBufferBytes: Int = WebSettings.eventSendBufferBytes,
+        keepsStreamOpen: Bool = true
     ) async throws {
         var template = Array("/tmp/gtw-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
@@ -37,6 +38,7 @@ final class WebHarness: Sendable {
         await daemon.waitUntilServing()
         var settings = WebSettings(listen: WebListen("127.0.0.1:0")!, anonymous: anonymous, socketPath: socketPath)
         settings.eventBacklogLines = eventBacklogLines
+        settings.eventSendBufferBytes = eventSendBufferBytes
         let server = WebServer(settings: settings, access: daemon.webAccess, logger: logger)
         self.server = server
         serverTask = Task { try await server.run() }
