@@ -23,7 +23,7 @@ struct MigrationTests {
                 "appStoreRenewalInfo", "appStoreTransaction", "effort", "grdb_migrations", "importedFigures",
                 "importedRep", "manualOverride",
                 "proAudit", "processedNotification", "recording", "sampleChunk", "signedDateHighWater",
-                "sqlite_sequence", "syncOutbox", "syncStatus",
+                "sqlite_sequence", "syncOutbox", "syncStatus", "webCredential",
             ].filter { $0 != "sqlite_sequence" })
         #expect(applied == Migrations.migrator.migrations)
         #expect(try fixture.store.checkIntegrity() == ["ok"])
