@@ -15,6 +15,12 @@ extension WebServer {
     /// reconnects by itself. A revoked credential ends the stream within a second.
     func events(_ request: Request, _ context: WebContext) async throws -> Response {
         let caller = try authenticator.require(.watch, request)
+        // The daemon's WATCH pace (docs/protocol.md): batched (≤ 25 SAMPLES lines a second) suits a display; a
+        // program reacting to the force may ask for each notification's samples at once.
+        let pace = request.uri.queryParameters["pace"].map(String.init) ?? "batched"
+        guard pace == "batched" || pace == "immediate" else {
+            throw WebError.badRequest("pace must be batched or immediate, got \(pace)")
+        }
         try await context.channel.setOption(
             ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.eventSendBufferBytes)
         ).get()
@@ -33,7 +39,7 @@ extension WebServer {
             let reader = Task {
                 var overflowed = false
                 try? await daemon.executeThenClose { inbound, outbound in
-                    try await outbound.write(ByteBuffer(string: #"{"class":"WATCH","enable":true}"# + "\n"))
+                    try await outbound.write(ByteBuffer(string: #"{"class":"WATCH","enable":true,"pace":"\#(pace)"}"# + "\n"))
                     for try await line in inbound {
                         if let hash = caller.secretHash, !access.isValid(secretHash: hash) { break }
                         guard let lineClass = DaemonLink.lineClass(line) else { continue }

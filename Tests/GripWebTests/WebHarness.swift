@@ -21,7 +21,7 @@ final class WebHarness: Sendable {
     init(
         capture: String = "progressor-repeaters.btsnoop", speed: Double = 20, anonymous: GriptrackConfig.Web.Anonymous = .none,
         eventBacklogLines: Int = WebSettings.eventBacklogLines, eventSendBufferBytes: Int = WebSettings.eventSendBufferBytes,
-        keepsStreamOpen: Bool = true
+        keepsStreamOpen: Bool = true, configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) async throws {
         var template = Array("/tmp/gtw-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
@@ -31,6 +31,7 @@ final class WebHarness: Sendable {
             socketPath: socketPath, replayPath: CaptureFixtures.url(capture).path, replaySpeed: speed,
             replayWaitsForWatcher: true, databasePath: directory + "/griptrack.db")
         configuration.replayKeepsStreamOpen = keepsStreamOpen
+        configure(&configuration)
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let daemon = try Daemon(configuration: configuration, logger: logger)
         self.daemon = daemon
@@ -55,7 +56,8 @@ final class WebHarness: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-    /// One WEB request through the daemon's socket (the test runs as root: an admin), its reply as JSON.
+    /// One WEB request through the daemon's socket (the test runs as root: an admin, unless `configure` said
+    /// otherwise), its reply as JSON.
     func admin(_ request: String) async throws -> [String: Any] {
         let line = try await DaemonLink.ask(path: socketPath, request, replyClass: "WEB")
         let object = try JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any]

@@ -44,6 +44,26 @@ struct WebServerTests {
         try await web.stop()
     }
 
+    @Test("WEB requests need root or group griptrack-admin: a member of the watch group is refused")
+    func webRequestsNeedAdmin() async throws {
+        // The watch group is root's group here, and the peer a user in it who is neither root nor an admin.
+        let web = try await WebHarness { configuration in
+            configuration.watchGroup = "root"
+            configuration.peerOverride = { _, _ in (4242, [0]) }
+        }
+        for request in [
+            #"{"class":"WEB","action":"pair"}"#, #"{"class":"WEB","action":"token","role":"watch","name":"x"}"#,
+            #"{"class":"WEB","action":"tokens"}"#, #"{"class":"WEB","action":"revoke","name":"x"}"#,
+        ] {
+            let reply = try await web.admin(request)
+            #expect(reply["class"] as? String == "ERROR", "\(request)")
+            #expect(reply["code"] as? String == "not_authorized", "\(request)")
+            #expect((reply["message"] as? String)?.contains("griptrack-admin") == true, "\(request)")
+        }
+        #expect(try await web.admin(#"{"class":"WEB","action":"poke"}"#)["class"] as? String == "ERROR")
+        try await web.stop()
+    }
+
     @Test("anonymous = watch lets a visitor watch but not record")
     func anonymousWatch() async throws {
         let web = try await WebHarness(anonymous: .watch)
@@ -213,8 +233,9 @@ struct WebServerTests {
     func events() async throws {
         let web = try await WebHarness(speed: 50)
         let bearer = ["Authorization": "Bearer " + (try await web.token("watch", name: "screen"))]
+        #expect(try await web.request("GET", "/api/events?pace=now", headers: bearer).status == 400)
         let stream = try HTTPTestClient(port: web.port)
-        stream.send("GET", "/api/events", headers: bearer)
+        stream.send("GET", "/api/events?pace=immediate", headers: bearer)
         let events = try await offPool {
             try stream.readHead()
             var events: [(event: String, data: String)] = []
@@ -226,6 +247,7 @@ struct WebServerTests {
         }.get()
         #expect(stream.header("content-type") == "text/event-stream")
         #expect(events.first?.event == "VERSION")
+        #expect(events.contains { $0.event == "WATCH" && $0.data.contains(#""pace":"immediate""#) })
         for event in events {
             let object = try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any]
             #expect(object?["class"] as? String == event.event)
