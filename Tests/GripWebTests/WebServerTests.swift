@@ -31,7 +31,7 @@ struct WebServerTests {
     func unauthenticated() async throws {
         let web = try await WebHarness()
         for (method, path) in [
-            ("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/recordings"), ("GET", "/api/recordings/1"),
+            ("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/plan"), ("GET", "/api/recordings"), ("GET", "/api/recordings/1"),
             ("GET", "/api/recordings/1/samples"), ("GET", "/api/events"), ("POST", "/api/record"), ("POST", "/api/stop"),
             ("POST", "/api/tare"),
         ] {
@@ -127,6 +127,9 @@ struct WebServerTests {
         let status = try await web.request("GET", "/api/status", headers: watch)
         #expect(status.status == 200)
         #expect(status.json?["class"] as? String == "STATUS")
+        let plan = try await web.request("GET", "/api/plan", headers: watch)
+        #expect(plan.json?["class"] as? String == "PLAN")
+        #expect(plan.json?["tier"] as? String == "free")
         let refused = try await web.request("POST", "/api/record", headers: watch, body: "{}")
         #expect(refused.status == 403)
         #expect((refused.json?["error"] as? String)?.contains("record role") == true)
