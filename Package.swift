@@ -42,6 +42,9 @@ var package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -67,7 +70,11 @@ var package = Package(
         // SQLite through GRDB: schema, recordings, sample chunks, entitlement state, the quota transaction.
         .target(
             name: "GripStore",
-            dependencies: ["GripAnalysis", "GripEntitlements", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "GripAnalysis", "GripEntitlements", .product(name: "GRDB", package: "GRDB.swift"),
+                // SHA-256 of the web app's tokens: only their hashes are stored (docs/web.md).
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSwift
         ),
         // The one place access is decided: resolver, App Store signed-data verifier, free-tier policy.
@@ -82,6 +89,8 @@ var package = Package(
         ),
         // zlib's inflate and crc32 for GripImport's zip reader (a repeaters bundle): computation on bytes, no I/O.
         .systemLibrary(name: "CZlibInflate", path: "Sources/CZlibInflate", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libqrencode, for the QR code of `griptrack web pair`; only the CLI's Output/TerminalQRCode.swift imports it.
+        .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // The Tindeq app's CSV exports (and griptrack's own CSV export) ↔ typed imports and samples, and the zip a
         // repeaters bundle comes in. Pure: it takes bytes (whole, or a chunk at a time) and a file name, never reads
         // a file.
@@ -125,6 +134,8 @@ var package = Package(
                 "GripImport",
                 // sync, list --everywhere.
                 "GripSync",
+                // web pair: the QR code.
+                "CQREncode",
             ],
             swiftSettings: strictSwift
         ),
@@ -139,10 +150,32 @@ var package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The web app griptrackd serves with `[web] listen` (docs/web.md): one more client of the daemon's socket, with
+        // its own roles (pairing, bearer tokens). Only the executables import it.
+        .target(
+            name: "GripWeb",
+            dependencies: [
+                "GripDaemon", "GripStore", "GripConfig",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // The daemon's Unix socket, read with backpressure (DaemonLink).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [
+                // The app's pages, script and style, compiled into the binary (docs/web.md, "Assets").
+                .embedInCode("Assets/index.html"), .embedInCode("Assets/history.html"),
+                .embedInCode("Assets/app.css"), .embedInCode("Assets/live.js"), .embedInCode("Assets/history.js"),
+                .embedInCode("Assets/common.js"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "griptrackd",
             dependencies: [
-                "GripDaemon", "GripConfig", "GripSync",
+                "GripDaemon", "GripConfig", "GripSync", "GripWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -196,6 +229,13 @@ var package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSwift
+        ),
+        // Real HTTP on 127.0.0.1 against an in-process daemon replaying a capture (docs/web.md, "Tests").
+        .testTarget(
+            name: "GripWebTests",
+            dependencies: ["GripWeb", "GripDaemon", "GripStore", "GripConfig", "GripTestSupport",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
         // Against a throwaway PostgreSQL 15 cluster the suite starts itself (docs/sync.md, "Tests").

@@ -161,6 +161,20 @@ struct ConfigKey: Sendable {
             }
             config.sync.intervalSeconds = seconds
         },
+        ConfigKey(section: "web", name: "listen") { config, value throws(Problem) in
+            let text = try string(value)
+            guard let listen = WebListen(text) else {
+                throw Problem(text: "expected an address and port such as \"0.0.0.0:8080\", \"127.0.0.1:8080\" or \"[::]:8080\", got \"\(text)\"")
+            }
+            config.web.listen = listen
+        },
+        ConfigKey(section: "web", name: "anonymous") { config, value throws(Problem) in
+            let text = try string(value)
+            guard let anonymous = GriptrackConfig.Web.Anonymous(rawValue: text) else {
+                throw Problem(text: "expected \"none\" (every visitor pairs first) or \"watch\" (anyone on the network may watch), got \"\(text)\"")
+            }
+            config.web.anonymous = anonymous
+        },
     ]
 
     private static func nonEmpty(_ value: any TOMLValueConvertible, _ expected: String) throws(Problem) -> String {

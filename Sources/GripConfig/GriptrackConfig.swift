@@ -21,6 +21,8 @@ public struct GriptrackConfig: Sendable, Equatable {
     public var recording = Recording()
     /// `[sync]`
     public var sync = Sync()
+    /// `[web]`: the web app griptrackd serves (docs/web.md).
+    public var web = Web()
     /// The file it was read from; `nil` for the built-in defaults.
     public var path: String?
 
@@ -96,6 +98,22 @@ public struct GriptrackConfig: Sendable, Equatable {
         public var account: String?
         /// `interval_seconds`: how often griptrackd pushes.
         public var intervalSeconds: Double = 60
+    }
+
+    /// `[web]`: the web app griptrackd serves (docs/web.md); off unless `listen` is set.
+    public struct Web: Sendable, Equatable {
+        /// Who may use the web app without pairing.
+        public enum Anonymous: String, Sendable, Equatable {
+            /// Nobody: every API call needs a paired session or a bearer token.
+            case none
+            /// Anyone who reaches the port may watch (the live view and the history).
+            case watch
+        }
+
+        /// `listen`: the address and port, or nil (the web app is off).
+        public var listen: WebListen?
+        /// `anonymous`: what a visitor without credentials may do.
+        public var anonymous = Anonymous.none
     }
 
     /// The built-in defaults (no file).

@@ -22,6 +22,9 @@ struct ClientRequest: Decodable, Equatable {
     var data: String?
     var more: Bool?
     var kind: String?
+    // 1.5: WEB
+    var role: String?
+    var name: String?
 
     /// What the daemon answers to a line that is not a JSON object with a "class" string.
     static let malformed = RequestProblem(

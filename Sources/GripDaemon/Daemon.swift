@@ -21,6 +21,8 @@ public final class Daemon: Sendable {
     public let socketPath: String
     private let group: ServiceGroup
     private let server: SocketServer
+    /// The web app's credentials and pairing codes (docs/web.md); the executable hands them to its web server.
+    public let webAccess: WebAccess
     private let releasesStartupPages: Bool
     private let logger: Logger
 
@@ -83,6 +85,11 @@ public final class Daemon: Sendable {
                     "store.path": "\(configuration.databasePath)", "recovered.count": "\(store.recoveredOnOpen.count)",
                     "recovered.ids": "\(store.recoveredOnOpen.map(\.rawValue))",
                 ])
+        }
+        do {
+            webAccess = try WebAccess(store: store, logger: logger)
+        } catch {
+            throw .store(error)
         }
         let control = PipelineControl(ring: ring)
         let recorderFeed = try RecorderFeed(purpose: "recorder feed")
@@ -168,7 +175,7 @@ public final class Daemon: Sendable {
             configuration: configuration, authorization: authorization, live: live, status: status, gate: gate,
             device: device, recorder: recorderChannels, reader: reader, sync: sync,
             importer: SignedDataImporter(config: configuration.file), liveness: liveness, pacing: pacing,
-            logger: logger)
+            web: webAccess, logger: logger)
 
         var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]
         if let sync { services.append(sync) }

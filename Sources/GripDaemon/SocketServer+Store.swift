@@ -87,7 +87,7 @@ extension ServerLoop {
     }
 
     /// Whether `client` may change the store; refuses it (ERROR `not_authorized`, connection kept) otherwise.
-    private mutating func admin(_ client: Client, _ what: String) -> Bool {
+    mutating func admin(_ client: Client, _ what: String) -> Bool {
         guard case .denied = server.authorization.decideAdmin(uid: client.uid, gids: client.gids) else { return true }
         logger.notice("Store change refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
         send(StoreProblem(

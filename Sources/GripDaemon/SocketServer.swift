@@ -51,6 +51,8 @@ final class SocketServer: Service, CustomStringConvertible {
     /// Marks the socket thread busy per wake-up, for the watchdog.
     let liveness: ThreadLiveness?
     let importer: SignedDataImporter?
+    /// The web app's credentials and pairing codes (protocol 1.5, WEB); nil without a recordings database.
+    let web: WebAccess?
     /// Tests: what the daemon believes about each peer instead of its real credentials.
     let peerOverride: DaemonConfiguration.PeerOverride?
     let logger: Logger
@@ -66,8 +68,9 @@ final class SocketServer: Service, CustomStringConvertible {
         configuration: DaemonConfiguration, authorization: Authorization, live: LiveWatchers, status: DaemonStatus,
         gate: StartGate, device: DeviceRequests? = nil, recorder: RecorderChannels? = nil, reader: StoreReader? = nil,
         sync: SyncService? = nil, importer: SignedDataImporter? = nil, liveness: ThreadLiveness? = nil,
-        pacing: NotificationPacing? = nil, logger: Logger
+        pacing: NotificationPacing? = nil, web: WebAccess? = nil, logger: Logger
     ) throws(DaemonError) {
+        self.web = web
         path = configuration.socketPath
         release = configuration.release
         databasePath = configuration.databasePath
@@ -400,6 +403,8 @@ struct ServerLoop {
             forwardToRecorder(request, from: client)
         case "DELETE":
             delete(request, from: client)
+        case "WEB":
+            web(request, from: client)
         case "TARE":
             // Answered by the radio's control task once the write is done; the reply comes back through the reply mailbox.
             guard let device = server.device else {
@@ -414,7 +419,7 @@ struct ServerLoop {
             }
             send(ProtocolMessage.error(
                 "unknown request class \"\(request.class)\"; expected WATCH, STATUS, RECORD, STOP, TARE, PRO, LIST, "
-                    + "SHOW, READ, STATS, HISTORY, PLAN or DELETE"), to: client)
+                    + "SHOW, READ, STATS, HISTORY, PLAN, DELETE or WEB"), to: client)
         }
     }
 

@@ -243,9 +243,29 @@ enum Migrations {
             )
         }
 
+        // The web app's credentials (docs/web.md): paired browsers' sessions and scripts' bearer tokens, stored as
+        // the SHA-256 of the secret only. A name is unique among credentials that are not revoked, so a revoked name
+        // can be given again while the audit trail keeps the old row.
+        migrator.registerMigration("v6 web credentials") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE webCredential (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+                        role TEXT NOT NULL CHECK (role IN ('watch', 'record', 'admin')),
+                        kind TEXT NOT NULL CHECK (kind IN ('session', 'token')),
+                        secretHash TEXT NOT NULL UNIQUE,
+                        createdAt DATETIME NOT NULL,
+                        revokedAt DATETIME
+                    );
+                    CREATE UNIQUE INDEX webCredential_activeName ON webCredential(name) WHERE revokedAt IS NULL;
+                    """
+            )
+        }
+
         // The digest of what was imported, so importing the same export again is recognised (issue: a re-import
         // silently made a duplicate). Indexed: every import looks it up.
-        migrator.registerMigration("v6 imported content digest") { db in
+        migrator.registerMigration("v7 imported content digest") { db in
             try db.execute(
                 sql: """
                     ALTER TABLE importedFigures ADD COLUMN contentDigest TEXT;

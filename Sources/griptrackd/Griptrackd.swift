@@ -3,6 +3,7 @@ import Foundation
 import GripConfig
 import GripDaemon
 import GripSync
+import GripWeb
 import Logging
 
 /// `griptrackd`: the griptrack service. Parses flags, bootstraps logging to stderr (journald reads it), runs the
@@ -66,12 +67,20 @@ struct Griptrackd: AsyncParsableCommand {
     @Flag(name: .long, help: "Hold the replay until the first client sends WATCH.")
     var waitForWatcher = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve the web app on this address and port (e.g. 0.0.0.0:8080); overrides [web] listen (docs/web.md).",
+        valueName: "addr:port"))
+    var web: String?
+
     func validate() throws {
         if let device, !Self.isBluetoothAddress(device) {
             throw ValidationError("--device must be a Bluetooth address such as F0:0D:CA:FE:12:34, got \(device)")
         }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, got \(speed)") }
         if waitForWatcher && replay == nil { throw ValidationError("--wait-for-watcher needs --replay") }
+        if let web, WebListen(web) == nil {
+            throw ValidationError("--web must be an address and port such as 0.0.0.0:8080 or [::]:8080, got \(web)")
+        }
     }
 
     func run() async throws {
@@ -106,10 +115,37 @@ struct Griptrackd: AsyncParsableCommand {
             FileHandle.standardError.write(Data("griptrackd: \(error)\n".utf8))
             throw ExitCode(error.isInvalidInput ? 5 : 1)
         }
+        guard let listen = web.flatMap(WebListen.init) ?? file.web.listen else {
+            try await daemon.run()
+            return
+        }
+        let server = WebServer(
+            settings: WebSettings(listen: listen, anonymous: file.web.anonymous, socketPath: socket),
+            access: daemon.webAccess, logger: Logger(label: "griptrackd.web"))
+        try await Self.run(daemon, with: server, logger: logger)
+    }
+
+    /// Runs the daemon and its web app together. The web app stops when the daemon has (SIGTERM). A web app that
+    /// cannot start (the port is taken, the unit allows no IP sockets) is logged and the daemon goes on recording:
+    /// the screen is worth less than the recordings.
+    static func run(_ daemon: Daemon, with server: WebServer, logger: Logger) async throws {
+        let web = Task {
+            await daemon.waitUntilServing()
+            do {
+                try await server.run()
+            } catch is CancellationError {
+            } catch {
+                logger.error(
+                    "The web app could not start; the daemon goes on without it",
+                    metadata: ["web.error": "\(error)"])
+            }
+        }
+        defer { web.cancel() }
         try await daemon.run()
+        web.cancel()
+        await web.value
     }
 }
-
 extension Griptrackd {
     /// `AA:BB:CC:DD:EE:FF`, either case.
     static func isBluetoothAddress(_ text: String) -> Bool {

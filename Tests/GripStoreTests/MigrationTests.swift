@@ -23,7 +23,7 @@ struct MigrationTests {
                 "appStoreRenewalInfo", "appStoreTransaction", "effort", "grdb_migrations", "importedFigures",
                 "importedRep", "manualOverride",
                 "proAudit", "processedNotification", "recording", "sampleChunk", "signedDateHighWater",
-                "sqlite_sequence", "syncOutbox", "syncStatus",
+                "sqlite_sequence", "syncOutbox", "syncStatus", "webCredential",
             ].filter { $0 != "sqlite_sequence" })
         #expect(applied == Migrations.migrator.migrations)
         #expect(try fixture.store.checkIntegrity() == ["ok"])
@@ -98,7 +98,7 @@ struct MigrationTests {
 
         var upgrades: [[String]] = []
         let store = try RecordingStore(path: path) { upgrades.append($0) }
-        #expect(upgrades == [["v5 sample chunks in a rowid table", "v6 imported content digest"]])
+        #expect(upgrades == [["v5 sample chunks in a rowid table", "v6 web credentials", "v7 imported content digest"]])
         _ = try RecordingStore(path: path) { upgrades.append($0) }
         #expect(upgrades.count == 1)  // an up-to-date file is no upgrade
         let after = try store.writer.read { db in try Row.fetchAll(db, sql: chunksSQL) }

@@ -1,0 +1,55 @@
+// Shared by the live and history pages: the session, API calls and number formatting. Plain JavaScript, no build
+// step and nothing from the network but this server (docs/web.md, "Assets").
+"use strict";
+
+const griptrack = {
+  session: null,
+
+  // Who this browser is: {role, name, csrf, anonymous}; null with a notice when it must pair (first) again.
+  async loadSession() {
+    const response = await fetch("/api/session", { credentials: "same-origin", cache: "no-store" });
+    if (response.status === 401) {
+      griptrack.notice("This browser is not paired (or its session was revoked). On the board's computer run " +
+        "`griptrack web pair`, then open the URL it prints here.");
+      return null;
+    }
+    griptrack.session = await response.json();
+    return griptrack.session;
+  },
+
+  // GET or POST an API path; throws an Error with the server's message (and .status) when it fails.
+  async api(path, body) {
+    const options = { credentials: "same-origin", cache: "no-store", headers: {} };
+    if (body !== undefined) {
+      options.method = "POST";
+      options.headers["Content-Type"] = "application/json";
+      if (griptrack.session && griptrack.session.csrf) options.headers["X-CSRF-Token"] = griptrack.session.csrf;
+      options.body = JSON.stringify(body);
+    }
+    const response = await fetch(path, options);
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      const error = new Error(data.error || `${response.status} ${response.statusText}`);
+      error.status = response.status;
+      throw error;
+    }
+    return data;
+  },
+
+  notice(text) {
+    const element = document.getElementById("notice");
+    element.textContent = text;
+    element.hidden = !text;
+  },
+
+  kg(value) { return value === undefined || value === null ? "–" : value.toFixed(1); },
+  seconds(value) { return value === undefined || value === null ? "–" : value.toFixed(2); },
+  date(seconds) { return new Date(seconds * 1000).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }); },
+
+  cell(row, text, attributes) {
+    const cell = row.insertCell();
+    cell.textContent = text;
+    for (const [key, value] of Object.entries(attributes || {})) cell.setAttribute(key, value);
+    return cell;
+  },
+};

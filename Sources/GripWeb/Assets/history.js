@@ -1,0 +1,107 @@
+// The history: the recordings the daemon's plan shows (/history), and one recording with its chart and efforts
+// (/history?id=N).
+"use strict";
+
+const historyPage = {
+  async start() {
+    const session = await griptrack.loadSession();
+    if (!session) return;
+    const id = new URLSearchParams(location.search).get("id");
+    try {
+      if (id) await historyPage.one(id); else await historyPage.list();
+    } catch (error) {
+      griptrack.notice(error.message);
+    }
+  },
+
+  async list() {
+    const reply = await griptrack.api("/api/recordings");
+    document.getElementById("list").hidden = false;
+    const body = document.getElementById("recordings");
+    for (const recording of reply.recordings) {
+      const row = body.insertRow();
+      row.dataset.id = String(recording.id);
+      const link = document.createElement("a");
+      link.href = `/history?id=${recording.id}`;
+      link.textContent = String(recording.id);
+      row.insertCell().append(link);
+      griptrack.cell(row, griptrack.date(recording.started_at));
+      griptrack.cell(row, recording.ended_at ? `${Math.round(recording.ended_at - recording.started_at)} s` : "–");
+      griptrack.cell(row, String(recording.efforts));
+      griptrack.cell(row, griptrack.kg(recording.max_kg));
+      griptrack.cell(row, griptrack.kg(recording.avg_kg));
+      griptrack.cell(row, [recording.hand, recording.label].filter(Boolean).join(", "));
+    }
+    const notes = [];
+    if (!reply.recordings.length) notes.push("No recordings stored yet.");
+    if (reply.hidden > 0) {
+      notes.push(reply.pro
+        ? `${reply.hidden} older recordings are not shown.`
+        : `${reply.hidden} older recordings are hidden: the free plan shows the last ${reply.limit}. They are kept, not deleted; Pro shows them again, with trends and comparisons.`);
+    } else if (!reply.pro) {
+      notes.push(`Free: ${reply.stored} of ${reply.limit} stored. Pro keeps every recording and adds trends, comparisons and downloads.`);
+    }
+    document.getElementById("hidden-note").textContent = notes.join(" ");
+  },
+
+  async one(id) {
+    const reply = await griptrack.api(`/api/recordings/${encodeURIComponent(id)}`);
+    const recording = reply.recording;
+    document.getElementById("one").hidden = false;
+    document.getElementById("title").textContent = `Recording ${recording.id}`;
+    document.getElementById("summary").textContent = [
+      griptrack.date(recording.started_at), recording.device, recording.hand, recording.label,
+      `${recording.efforts} efforts`, recording.max_kg === undefined ? null : `max ${griptrack.kg(recording.max_kg)} kg`,
+    ].filter(Boolean).join(" · ");
+    const body = document.getElementById("effort-rows");
+    for (const effort of reply.efforts) {
+      const row = body.insertRow();
+      row.className = "effort";
+      row.dataset.peak = String(effort.peak_kg);
+      griptrack.cell(row, String(effort.index + 1));
+      griptrack.cell(row, griptrack.seconds(effort.start));
+      griptrack.cell(row, griptrack.seconds(effort.duration));
+      griptrack.cell(row, griptrack.kg(effort.peak_kg), { "data-kg": String(effort.peak_kg) });
+      griptrack.cell(row, griptrack.kg(effort.mean_kg));
+      griptrack.cell(row, griptrack.seconds(effort.time_to_peak));
+      griptrack.cell(row, effort.rfd_kg_s === undefined ? "–" : effort.rfd_kg_s.toFixed(0));
+      griptrack.cell(row, effort.impulse_kg_s.toFixed(1));
+    }
+    const samples = await griptrack.api(`/api/recordings/${encodeURIComponent(id)}/samples`);
+    historyPage.chart(document.getElementById("chart"), samples.t, samples.kg, reply.efforts);
+  },
+
+  // The whole recording, one point per pixel column (its highest force), efforts shaded.
+  chart(canvas, times, forces, efforts) {
+    const ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.round(canvas.clientWidth * ratio);
+    canvas.height = Math.round(canvas.clientHeight * ratio);
+    const context = canvas.getContext("2d");
+    const style = getComputedStyle(document.documentElement);
+    if (!times.length) return;
+    const first = times[0], span = Math.max(1e-6, times[times.length - 1] - first);
+    const top = Math.max(10, Math.ceil(Math.max(...forces) * 1.15 / 5) * 5);
+    const x = (t) => (t - first) / span * canvas.width;
+    const y = (kg) => canvas.height - Math.max(0, kg) / top * canvas.height;
+    context.fillStyle = style.getPropertyValue("--grid");
+    for (const effort of efforts) context.fillRect(x(effort.start), 0, Math.max(1, x(effort.end) - x(effort.start)), canvas.height);
+    context.strokeStyle = style.getPropertyValue("--accent");
+    context.lineWidth = 1.5 * ratio;
+    context.beginPath();
+    let column = -1, highest = 0;
+    for (let index = 0; index < times.length; index++) {
+      const at = Math.floor(x(times[index]));
+      if (at !== column && column >= 0) context.lineTo(column, y(highest));
+      if (at !== column) { column = at; highest = forces[index]; } else highest = Math.max(highest, forces[index]);
+      if (index === 0) context.moveTo(at, y(forces[index]));
+    }
+    context.lineTo(column, y(highest));
+    context.stroke();
+    context.fillStyle = style.getPropertyValue("--muted");
+    context.font = `${12 * ratio}px system-ui`;
+    context.fillText(`${top} kg`, 4, 14 * ratio);
+    context.fillText(`${span.toFixed(0)} s`, canvas.width - 40 * ratio, canvas.height - 6 * ratio);
+  },
+};
+
+historyPage.start();

@@ -1,0 +1,203 @@
+import Foundation
+import GripDaemon
+import GripStore
+import Hummingbird
+import NIOCore
+
+extension WebServer {
+    /// Every route the app has; anything else is a 404 (no path from the URL ever reaches the file system).
+    func addRoutes(to router: Router<WebContext>) {
+        router.get("/") { _, _ in WebAssets.response(named: "index.html")! }
+        router.get("/history") { _, _ in WebAssets.response(named: "history.html")! }
+        router.get("/assets/:name") { _, context throws(WebError) -> Response in
+            guard let name = context.parameters.get("name"), let response = WebAssets.response(named: name) else {
+                throw .notFound("This asset")
+            }
+            return response
+        }
+        router.get("/pair") { request, context in try self.pair(request, context) }
+        router.get("/api/session") { request, _ in try self.session(request) }
+        router.get("/api/status") { request, _ in
+            _ = try self.authenticator.require(.watch, request)
+            return try await self.forward(#"{"class":"STATUS"}"#, replyClass: "STATUS")
+        }
+        router.get("/api/plan") { request, _ in
+            _ = try self.authenticator.require(.watch, request)
+            return try await self.forward(#"{"class":"PLAN"}"#, replyClass: "PLAN")
+        }
+        router.get("/api/recordings") { request, _ in
+            _ = try self.authenticator.require(.watch, request)
+            var query = #"{"class":"LIST""#
+            if let text = request.uri.queryParameters["limit"].map(String.init) {
+                guard let limit = Int(text), limit >= 1 else { throw WebError.badRequest("limit must be a whole number ≥ 1, got \(text)") }
+                query += #","limit":\#(limit)"#
+            }
+            return try await self.forward(query + "}", replyClass: "LIST")
+        }
+        router.get("/api/recordings/:id") { request, context in
+            _ = try self.authenticator.require(.watch, request)
+            let id = try Self.recordingID(context)
+            return try await self.forward(#"{"class":"SHOW","id":\#(id)}"#, replyClass: "SHOW")
+        }
+        router.get("/api/recordings/:id/samples") { request, context in
+            _ = try self.authenticator.require(.watch, request)
+            return try await self.samples(of: try Self.recordingID(context))
+        }
+        router.get("/api/events") { request, context in try await self.events(request, context) }
+        router.post("/api/record") { request, _ in
+            _ = try self.authenticator.require(.record, request)
+            let fields = try await Self.jsonBody(request)
+            var line = #"{"class":"RECORD""#
+            for key in ["hand", "label"] {
+                guard let value = fields[key] else { continue }
+                guard let text = value as? String else { throw WebError.badRequest("\(key) must be a string") }
+                if text.isEmpty { continue }
+                line += "," + Self.jsonString(key) + ":" + Self.jsonString(text)
+            }
+            if let save = fields["save"] {
+                guard let flag = save as? Bool else { throw WebError.badRequest("save must be true or false") }
+                line += #","save":\#(flag)"#
+            }
+            return try await self.command(line + "}", replyClass: "RECORD")
+        }
+        router.post("/api/stop") { request, _ in
+            _ = try self.authenticator.require(.record, request)
+            _ = try await Self.jsonBody(request)
+            return try await self.command(#"{"class":"STOP"}"#, replyClass: "STOP")
+        }
+        router.post("/api/tare") { request, _ in
+            _ = try self.authenticator.require(.record, request)
+            _ = try await Self.jsonBody(request)
+            return try await self.command(#"{"class":"TARE"}"#, replyClass: "TARE")
+        }
+    }
+
+    // MARK: - Pairing and session
+
+    /// `GET /pair?code=…`: a pairing code becomes a long-lived session cookie, then the live page.
+    func pair(_ request: Request, _ context: WebContext) throws(WebError) -> Response {
+        guard limiter.allow(context.remoteAddress) else { throw .tooManyPairingAttempts }
+        guard let code = request.uri.queryParameters["code"].map(String.init), !code.isEmpty, code.count <= 64 else {
+            throw .pairing("This pairing URL has no code. Open the URL `griptrack web pair` prints.")
+        }
+        switch access.redeem(code: code) {
+        case .failure(let problem):
+            logger.notice("Web pairing refused", metadata: ["web.peer": "\(context.remoteAddress?.ipAddress ?? "?")"])
+            throw .pairing(problem.description)
+        case .success(let (secret, _)):
+            var response = Response(status: .seeOther, headers: [.location: "/", .cacheControl: "no-store"])
+            // HttpOnly: scripts never see it. SameSite=Strict: no other site's page can make the browser send it.
+            // Max-Age 400 days, the longest browsers keep a cookie; revoking it is what ends it.
+            response.headers[values: .setCookie].append(
+                "\(WebAuthenticator.cookieName)=\(secret); Path=/; Max-Age=34560000; HttpOnly; SameSite=Strict")
+            return response
+        }
+    }
+
+    /// `GET /api/session`: who this browser is, and the CSRF token its page sends with state changes.
+    func session(_ request: Request) throws(WebError) -> Response {
+        let caller = try authenticator.caller(request)
+        var object: [String: Any] = ["role": caller.role.rawValue, "anonymous": caller.name == nil]
+        if let name = caller.name { object["name"] = name }
+        if let csrf = caller.csrfToken { object["csrf"] = csrf }
+        return WebError.jsonResponse(status: .ok, object: object)
+    }
+
+    // MARK: - Forwarding
+
+    /// A query on a connection of its own; the daemon's reply line is the body.
+    func forward(_ line: String, replyClass: String) async throws -> Response {
+        try Self.reply(try await DaemonLink.ask(path: settings.socketPath, line, replyClass: replyClass))
+    }
+
+    /// RECORD, STOP and TARE go through the one long-lived connection (``ControlLink``).
+    func command(_ line: String, replyClass: String) async throws -> Response {
+        try Self.reply(try await control.ask(line, replyClass: replyClass))
+    }
+
+    /// A daemon line as a response: 200 with the line, or the error its ERROR `code` maps to.
+    static func reply(_ line: ByteBuffer) throws -> Response {
+        if DaemonLink.lineClass(line) == "ERROR" {
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.readableBytesView))) as? [String: Any]
+            throw WebError.daemon(
+                status: WebError.status(forDaemonCode: object?["code"] as? String),
+                message: object?["message"] as? String ?? "griptrackd refused the request")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: line))
+    }
+
+    /// `GET /api/recordings/{id}/samples`: every READ page of a recording, as one object `{"id","t","kg"}` whose
+    /// numbers are the daemon's text, unchanged (float32-exact forces).
+    func samples(of id: Int64) async throws -> Response {
+        let channel = try await DaemonLink.connect(path: settings.socketPath)
+        let body = try await channel.executeThenClose { inbound, outbound in
+            var lines = inbound.makeAsyncIterator()
+            var times: [Substring] = []
+            var forces: [Substring] = []
+            var from: Int? = 0
+            while let page = from {
+                try await outbound.write(ByteBuffer(string: #"{"class":"READ","id":\#(id),"from":\#(page)}"# + "\n"))
+                var reply: ByteBuffer?
+                while reply == nil, let line = try await lines.next() {
+                    let lineClass = DaemonLink.lineClass(line)
+                    if lineClass == "READ" || lineClass == "ERROR" { reply = line }
+                }
+                guard let reply else { throw WebError.daemonClosed }
+                if DaemonLink.lineClass(reply) == "ERROR" { _ = try Self.reply(reply) }
+                let text = String(buffer: reply)
+                if let t = Self.rawArray("t", in: text), !t.isEmpty { times.append(t) }
+                if let kg = Self.rawArray("kg", in: text), !kg.isEmpty { forces.append(kg) }
+                from = Self.rawInteger("next", in: text)
+            }
+            return #"{"id":\#(id),"t":[\#(times.joined(separator: ","))],"kg":[\#(forces.joined(separator: ","))]}"#
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    // MARK: - Helpers
+
+    static func recordingID(_ context: WebContext) throws(WebError) -> Int64 {
+        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
+            throw .badRequest("a recording id is a positive whole number, e.g. /api/recordings/12")
+        }
+        return id
+    }
+
+    /// The body as a JSON object (empty body = no fields), at most ``WebSettings/bodyLimit`` bytes.
+    static func jsonBody(_ request: Request) async throws -> [String: Any] {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: WebSettings.bodyLimit)
+        } catch is NIOTooManyBytesError {
+            throw WebError.bodyTooLarge(limit: WebSettings.bodyLimit)
+        }
+        if buffer.readableBytes == 0 { return [:] }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
+            throw WebError.badRequest("the body must be a JSON object, e.g. {\"hand\":\"left\",\"label\":\"max hangs\"}")
+        }
+        return object
+    }
+
+    static func jsonString(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        let array = String(decoding: data, as: UTF8.self)
+        return String(array.dropFirst().dropLast())
+    }
+
+    /// The text inside `"key":[…]` of a daemon line (its numbers as the daemon wrote them).
+    static func rawArray(_ key: String, in text: String) -> Substring? {
+        guard let start = text.range(of: "\"\(key)\":[") else { return nil }
+        guard let end = text[start.upperBound...].firstIndex(of: "]") else { return nil }
+        return text[start.upperBound..<end]
+    }
+
+    static func rawInteger(_ key: String, in text: String) -> Int? {
+        guard let start = text.range(of: "\"\(key)\":") else { return nil }
+        return Int(text[start.upperBound...].prefix { $0.isNumber })
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import GripDaemon
+import GripStore
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// griptrackd's web app (docs/web.md): the live page, the history, and an HTTP API, served by Hummingbird.
+///
+/// It is one more client of the daemon: every API call becomes a request line on the daemon's Unix socket and the
+/// daemon's JSON comes back as it was sent; the live stream is a WATCH connection per browser, forwarded as
+/// Server-Sent Events. Who may do what is decided here, before anything is forwarded (``WebAuthenticator``).
+public final class WebServer: Service, Sendable {
+    let settings: WebSettings
+    let access: WebAccess
+    let logger: Logger
+    let authenticator: WebAuthenticator
+    let limiter = PairingLimiter()
+    let control: ControlLink
+    private let bound = Mutex<Int?>(nil)
+
+    /// Creates the server; nothing listens until `run()`.
+    /// - Parameters:
+    ///   - settings: where to listen, anonymous access, the daemon's socket.
+    ///   - access: the daemon's credentials and pairing codes (`Daemon.webAccess`).
+    ///   - logger: the web app's logger.
+    public init(settings: WebSettings, access: WebAccess, logger: Logger) {
+        self.settings = settings
+        self.access = access
+        self.logger = logger
+        authenticator = WebAuthenticator(access: access, anonymous: settings.anonymous == .watch ? .watch : nil)
+        control = ControlLink(socketPath: settings.socketPath)
+    }
+
+    /// The port the server listens on, once it does (the chosen one for port 0).
+    public var port: Int? { bound.withLock { $0 } }
+
+    /// Returns the bound port once the server listens (polls every 5 ms), or nil when the task is cancelled.
+    public func waitUntilListening() async -> Int? {
+        while true {
+            if let port { return port }
+            guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return nil }
+        }
+    }
+
+    /// Serves until cancelled or shut down gracefully.
+    /// - Throws: when the address cannot be bound.
+    public func run() async throws {
+        let router = Router(context: WebContext.self)
+        addRoutes(to: router)
+        let listen = settings.listen
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(listen.host, port: listen.port), serverName: "griptrackd"),
+            onServerRunning: { [self] channel in
+                let port = channel.localAddress?.port ?? listen.port
+                bound.withLock { $0 = port }
+                var actual = listen
+                actual.port = port
+                access.setListenAddress(actual.description)
+                logger.info("Web app listening", metadata: ["web.listen": "\(actual)"])
+            },
+            logger: logger)
+        async let controlled: Void = control.run()
+        defer {
+            access.setListenAddress(nil)
+            control.finish()
+        }
+        do {
+            try await application.runService(gracefulShutdownSignals: [])
+        } catch is CancellationError {}
+        control.finish()
+        await controlled
+    }
+}

@@ -1,0 +1,39 @@
+import GripConfig
+
+/// What the web app needs to start: where it listens, who may watch without pairing, and the daemon's socket.
+public struct WebSettings: Sendable {
+    /// The largest request body accepted (a RECORD's hand and label fit many times over); larger gets 413.
+    public static let bodyLimit = 16 * 1024
+    /// Pairing attempts one address may make per minute; more get 429.
+    public static let pairingAttemptsPerMinute = 5
+    /// Live lines waiting for one browser at most; a browser further behind is disconnected (its page reconnects
+    /// and starts again from the present), so a stalled browser never holds more than this.
+    public static let eventBacklogLines = 512
+
+    /// The address and port to listen on.
+    public var listen: WebListen
+    /// What a visitor without credentials may do.
+    public var anonymous: GriptrackConfig.Web.Anonymous
+    /// The daemon's Unix socket, which the web app is a client of.
+    public var socketPath: String
+    /// The kernel's send buffer for an event stream's connection (SO_SNDBUF), which ``eventSendBufferBytes`` sets
+    /// per server: without it, Linux grows a stalled connection's buffer to megabytes (on loopback, to several
+    /// times the 64 KiB segment size) before the web app can notice that its browser has stopped reading.
+    public static let eventSendBufferBytes = 64 * 1024
+
+    /// SO_SNDBUF for event streams (``eventSendBufferBytes`` unless a test wants a browser dropped sooner).
+    public var eventSendBufferBytes = WebSettings.eventSendBufferBytes
+    /// Live lines one browser may have waiting (``eventBacklogLines`` unless a test wants a browser dropped sooner).
+    public var eventBacklogLines = WebSettings.eventBacklogLines
+
+    /// Creates settings.
+    /// - Parameters:
+    ///   - listen: `[web] listen` or `griptrackd --web`.
+    ///   - anonymous: `[web] anonymous`.
+    ///   - socketPath: the daemon's socket.
+    public init(listen: WebListen, anonymous: GriptrackConfig.Web.Anonymous = .none, socketPath: String) {
+        self.listen = listen
+        self.anonymous = anonymous
+        self.socketPath = socketPath
+    }
+}

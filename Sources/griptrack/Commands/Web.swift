@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import GripDaemon
+
+extension Griptrack {
+    /// `griptrack web`: who may use griptrackd's web app (pairing, tokens, revocation).
+    struct Web: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "web",
+            abstract: "Pair browsers with the web app and manage its tokens.",
+            discussion: """
+                The web app runs inside griptrackd when [web] listen is set (docs/web.md). These commands go \
+                through the daemon's socket and need root or group griptrack-admin.
+                """,
+            subcommands: [Pair.self, Token.self, Tokens.self, Revoke.self]
+        )
+    }
+}
+
+/// The daemon's socket, for the `web` commands.
+struct WebSocketOption: ParsableArguments {
+    @Option(help: ArgumentHelp("griptrackd's socket (default: /run/griptrack/griptrack.sock).", valueName: "path"))
+    var socket: String?
+
+    var path: String { socket ?? DaemonConfiguration.defaultSocketPath }
+}
+
+/// One WEB request to the daemon (protocol 1.5) and its reply, parsed.
+enum WebAdmin {
+    static func ask(_ request: [String: Any], socket: String) async throws -> [String: Any] {
+        let data = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
+        let line = String(decoding: data, as: UTF8.self)
+        let answer: Result<String, DaemonClientError> = await onOwnThread {
+            do throws(DaemonClientError) {
+                let connection = try DaemonConnection(path: socket)
+                defer { connection.close() }
+                try connection.require(minor: 5)
+                let (_, reply) = try connection.request(line, isReply: {
+                    if case .unknown(let name) = $0 { name == "WEB" } else { false }
+                })
+                return .success(reply)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch answer {
+        case .success(let reply):
+            guard let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any] else {
+                throw CLIExit.error.fail("griptrackd sent a line this client cannot read: \(reply)")
+            }
+            return object
+        case .failure(let error):
+            throw error.exit.fail(error.description)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The web app in a real browser (docs/web.md, "Tests").
+
+Debian's Chromium, driven by Playwright for Python, against the built `griptrackd --replay CAPTURE --web
+127.0.0.1:PORT` with its socket and database in a temporary directory: pair through `griptrack web pair`, watch the
+live number follow the samples (read from the DOM), see an effort appear with its float32-exact peak (the capture's
+expected JSON), start and stop a recording, open its history page, and find a revoked session refused.
+
+Usage: Tests/Browser/test_web.py [--bin DIR] [--screenshots DIR]
+Prints "browser: N passed, N failed" and exits non-zero when a check failed.
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+from playwright.sync_api import sync_playwright
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CAPTURE = "progressor-repeaters"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class Daemon:
+    def __init__(self, bin_dir, directory, port):
+        self.bin_dir = bin_dir
+        self.socket = os.path.join(directory, "griptrack.sock")
+        config = os.path.join(directory, "griptrack.toml")
+        with open(config, "w") as file:
+            file.write("[web]\nanonymous = \"none\"\n")
+        self.process = subprocess.Popen(
+            [os.path.join(bin_dir, "griptrackd"), "--config", config, "--socket", self.socket,
+             "--db", os.path.join(directory, "griptrack.db"),
+             "--replay", os.path.join(ROOT, "captures", CAPTURE + ".btsnoop"), "--speed", "2",
+             "--wait-for-watcher", "--web", f"127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "griptrackd.log"), "w"))
+        self.url = f"http://127.0.0.1:{port}"
+        wait_for(lambda: self.answers(), 20, "griptrackd's web app")
+
+    def answers(self):
+        try:
+            with socket.create_connection(("127.0.0.1", int(self.url.rsplit(":", 1)[1])), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    def cli(self, *arguments):
+        result = subprocess.run(
+            [os.path.join(self.bin_dir, "griptrack"), "web", *arguments, "--socket", self.socket],
+            capture_output=True, text=True, timeout=20)
+        if result.returncode != 0:
+            raise AssertionError(f"griptrack web {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
+        return result.stdout
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
+    parser.add_argument("--screenshots", default=None, help="save live.png and recording.png here")
+    arguments = parser.parse_args()
+    expected = json.load(open(os.path.join(ROOT, "captures", CAPTURE + ".expected.json")))
+    expected_peaks = [effort["peak_kg"] for recording in expected["recordings"] for effort in recording["efforts"]]
+
+    passed, failed = 0, 0
+    directory = tempfile.mkdtemp(prefix="griptrack-browser-")
+    daemon = Daemon(arguments.bin, directory, free_port())
+    shots = arguments.screenshots or directory
+
+    def check(name, body):
+        nonlocal passed, failed
+        try:
+            body()
+            passed += 1
+            print(f"ok     {name}")
+        except Exception:
+            failed += 1
+            print(f"FAILED {name}")
+            traceback.print_exc()
+
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            state = {}
+
+            def unpaired_page_says_so():
+                page.goto(daemon.url + "/")
+                wait_for(lambda: page.locator("#notice").is_visible(), 10, "the not-paired notice")
+                assert "griptrack web pair" in page.locator("#notice").text_content()
+
+            def pair():
+                output = daemon.cli("pair", "--role", "record", "--name", "browser-test", "--no-qr")
+                url = next(line for line in output.splitlines() if line.startswith("http://"))
+                assert url.startswith(daemon.url + "/pair?code="), url
+                page.goto(url)
+                assert page.url == daemon.url + "/", page.url
+                cookies = [c for c in page.context.cookies() if c["name"] == "griptrack_session"]
+                assert cookies and cookies[0]["httpOnly"] and cookies[0]["sameSite"] == "Strict", cookies
+                wait_for(lambda: page.locator("#link").get_attribute("data-state") == "live", 10, "the live stream")
+
+            def live_number_follows_samples():
+                seen = set()
+                def enough():
+                    value = page.locator("#force").get_attribute("data-kg")
+                    if value:
+                        seen.add(value)
+                    return len(seen) >= 20
+                wait_for(enough, 30, "20 different forces in #force")
+                for value in seen:
+                    float(value)
+
+            def effort_with_exact_peak():
+                row = page.locator("#efforts tr.effort").last
+                wait_for(lambda: page.locator("#efforts tr.effort").count() > 0, 60, "an effort")
+                peak = row.get_attribute("data-peak")
+                assert float(peak) == expected_peaks[0], (peak, expected_peaks[0])
+                assert peak == repr(expected_peaks[0]), (peak, repr(expected_peaks[0]))
+                if arguments.screenshots:
+                    page.screenshot(path=os.path.join(shots, "live.png"))
+
+            def start_and_stop_recording():
+                page.select_option("#hand", "left")
+                page.fill("#label", "browser test")
+                page.click("#start")
+                wait_for(lambda: (page.locator("#outcome").text_content() or "").startswith("Recording #"), 10,
+                         "the recording to start")
+                time.sleep(3)
+                page.click("#stop")
+                wait_for(lambda: page.locator("#outcome").get_attribute("data-saved-id"), 15, "the recording to stop")
+                state["id"] = page.locator("#outcome").get_attribute("data-saved-id")
+
+            def history_page():
+                page.goto(daemon.url + "/history")
+                row = page.locator(f'#recordings tr[data-id="{state["id"]}"]')
+                wait_for(lambda: row.count() == 1, 10, "the recording in the list")
+                assert "browser test" in row.text_content()
+                page.click(f'#recordings tr[data-id="{state["id"]}"] a')
+                wait_for(lambda: page.locator("#one").is_visible(), 10, "the recording's page")
+                assert page.locator("#title").text_content() == f"Recording {state['id']}"
+                wait_for(lambda: page.evaluate(
+                    "() => { const c = document.getElementById('chart'); const d = c.getContext('2d')"
+                    ".getImageData(0, 0, c.width, c.height).data; for (let i = 3; i < d.length; i += 4)"
+                    " if (d[i]) return true; return false; }"), 10, "the chart to be drawn")
+                if arguments.screenshots:
+                    page.screenshot(path=os.path.join(shots, "recording.png"), full_page=True)
+
+            def revoked_session_refused():
+                daemon.cli("revoke", "browser-test")
+                page.goto(daemon.url + "/")
+                wait_for(lambda: page.locator("#notice").is_visible(), 10, "the not-paired notice")
+                assert "revoked" in page.locator("#notice").text_content()
+                status = page.evaluate("async () => (await fetch('/api/status')).status")
+                assert status == 401, status
+
+            for name, body in [
+                ("an unpaired browser is told to pair", unpaired_page_says_so),
+                ("pairing sets an HttpOnly SameSite=Strict session and the live stream opens", pair),
+                ("the live number follows the samples", live_number_follows_samples),
+                ("an effort appears with its float32-exact peak", effort_with_exact_peak),
+                ("start and stop a recording", start_and_stop_recording),
+                ("the recording's history page shows it", history_page),
+                ("a revoked session is refused", revoked_session_refused),
+            ]:
+                check(name, body)
+            browser.close()
+    finally:
+        daemon.stop()
+        if failed:
+            print(open(os.path.join(directory, "griptrackd.log")).read()[-4000:])
+        shutil.rmtree(directory, ignore_errors=True)
+    print(f"browser: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
