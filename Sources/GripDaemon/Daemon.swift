@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import GripAnalysis
 import GripBlueZ
+import GripMQTT
 import GripStore
 import GripStream
 import GripSync
@@ -21,6 +22,10 @@ public final class Daemon: Sendable {
     public let socketPath: String
     private let group: ServiceGroup
     private let server: SocketServer
+    /// For `/metrics` (``metricsExposition()``).
+    let mqtt: MQTTBridge?
+    let status: DaemonStatus
+    let sync: SyncService?
     private let releasesStartupPages: Bool
     private let logger: Logger
 
@@ -172,8 +177,15 @@ public final class Daemon: Sendable {
 
         var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]
         if let sync { services.append(sync) }
+        // One more watcher of the socket, started after the server binds it (docs/home-assistant.md).
+        let mqtt = configuration.mqtt.flatMap {
+            MQTTBridge(
+                settings: $0, socketPath: configuration.socketPath, release: configuration.release, model: profile.name,
+                logger: logger)
+        }
+        if let mqtt { services.append(MQTTService(bridge: mqtt)) }
         if let signals { services.append(signals) }
-        // Reverse order on shutdown: signals, sync, notifier, source, pipeline, recorder, reader, server.
+        // Reverse order on shutdown: signals, mqtt, sync, notifier, source, pipeline, recorder, reader, server.
         let groupConfiguration = ServiceGroupConfiguration(
             services: services.map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
@@ -181,6 +193,9 @@ public final class Daemon: Sendable {
             logger: logger)
         group = ServiceGroup(configuration: groupConfiguration)
         self.server = server
+        self.mqtt = mqtt
+        self.status = status
+        self.sync = sync
     }
 
     /// The consumer for the chosen profile (the pipeline is generic, so its decoder is called directly on the hot

@@ -1,4 +1,5 @@
 import GripConfig
+import GripMQTT
 import GripStore
 import GripStream
 
@@ -54,6 +55,10 @@ public struct DaemonConfiguration: Sendable {
     /// `[sync]`: when set, a sync service pushes the database's outbox every interval (griptrackd sets it; the
     /// CLI's in-process daemon does not, `griptrack sync` pushes its database).
     public var sync: DaemonSync? = nil
+
+    /// `[mqtt]`: when set, the daemon publishes to an MQTT broker with Home Assistant discovery (griptrackd sets it
+    /// from `DaemonMQTT`; the CLI's in-process daemon does not).
+    public var mqtt: MQTTSettings? = nil
 
     /// Rewrites a peer's user id and groups before authorization: `(uid, gids) -> (uid, gids)`.
     public typealias PeerOverride = @Sendable (UInt32, [UInt32]) -> (UInt32, [UInt32])

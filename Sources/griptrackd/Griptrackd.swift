@@ -94,6 +94,7 @@ struct Griptrackd: AsyncParsableCommand {
         configuration.apply(file, deviceAddress: device)
         do {
             configuration.sync = try DaemonSync.from(file, logger: Logger(label: "griptrackd.sync"))
+            configuration.mqtt = try DaemonMQTT.from(file)
         } catch {
             FileHandle.standardError.write(Data("griptrackd: invalid configuration: \(error)\n".utf8))
             throw ExitCode(5)
