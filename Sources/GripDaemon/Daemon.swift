@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import GripAnalysis
 import GripBlueZ
+import GripMetrics
 import GripMQTT
 import GripStore
 import GripStream
@@ -26,6 +27,7 @@ public final class Daemon: Sendable {
     let mqtt: MQTTBridge?
     let status: DaemonStatus
     let sync: SyncService?
+    let exposition = PrometheusExposition()
     private let releasesStartupPages: Bool
     private let logger: Logger
 
