@@ -18,7 +18,8 @@ struct DaemonLine: Decodable, Sendable {
     var message: String?
     var device: Device?
     var recorder: Recorder?
-    var access: Access?
+    /// STATUS's `access` object; RECORD's reply has a string of that name, which must not fail the line.
+    var access: Lenient<Access>?
 
     struct Device: Decodable, Sendable {
         var state: String?
@@ -27,6 +28,15 @@ struct DaemonLine: Decodable, Sendable {
 
     struct Recorder: Decodable, Sendable {
         var state: String?
+    }
+
+    /// A field whose type differs between classes: nil where it is not `Value`.
+    struct Lenient<Value: Decodable & Sendable>: Decodable, Sendable {
+        var value: Value?
+
+        init(from decoder: any Decoder) throws {
+            value = try? Value(from: decoder)
+        }
     }
 
     struct Access: Decodable, Sendable {

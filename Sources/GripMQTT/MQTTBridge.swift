@@ -83,6 +83,9 @@ public final class MQTTBridge: Sendable {
 
     deinit { wake.close() }
 
+    /// Bridge thread: a command the daemon refused.
+    func countRefused() { inbox.refused.add(1, ordering: .relaxed) }
+
     /// The broker side's counters (for metrics).
     public var counters: MQTTCounters {
         var counters = connection.counters
@@ -146,7 +149,13 @@ private struct BridgeLoop {
     var pendingForce: Float?
     var lastForceAt: Int64 = .min / 2
     var lastStatusAt: Int64 = .min / 2
-    var awaiting: [MQTTBridge.Command] = []
+    /// The command whose reply is awaited, and since when: one at a time, since replies come from different
+    /// threads of the daemon (RECORD and STOP from the recorder, TARE from the socket thread) and an ERROR does not
+    /// say which request it answers.
+    var awaiting: (command: MQTTBridge.Command, since: Int64)?
+    var waiting: [MQTTBridge.Command] = []
+    /// A reply that has not come by then is given up on (the next command may go).
+    static let replyTimeoutMicros: Int64 = 10_000_000
 
     init(bridge: MQTTBridge, connection: MQTTConnection, logger: Logger) {
         self.bridge = bridge
@@ -222,7 +231,7 @@ private struct BridgeLoop {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         daemon = descriptor
         buffer.removeAll(keepingCapacity: true)
-        awaiting.removeAll()
+        awaiting = nil
         if loggedDaemonTrouble { logger.info("MQTT bridge reached griptrackd", metadata: ["socket.path": "\(bridge.socketPath)"]) }
         loggedDaemonTrouble = false
         send("{\"class\":\"WATCH\",\"enable\":true}")
@@ -258,8 +267,8 @@ private struct BridgeLoop {
             // EOF or an error: the daemon closed us (shutdown, or it dropped a watcher that fell behind).
             logger.info("MQTT bridge lost griptrackd; reconnecting", metadata: ["socket.path": "\(bridge.socketPath)"])
             close()
-            for command in awaiting { logger.info("MQTT command not answered", metadata: ["mqtt.command": "\(command)"]) }
-            awaiting.removeAll()
+            if let awaiting { logger.info("MQTT command not answered", metadata: ["mqtt.command": "\(awaiting.command)"]) }
+            awaiting = nil
             return
         }
         var start = 0
@@ -298,7 +307,7 @@ private struct BridgeLoop {
             if let recorder = message.recorder {
                 setState(.recording, recorder.state == "recording" ? "ON" : "OFF")
             }
-            if let access = message.access {
+            if let access = message.access?.value {
                 setState(.plan, access.pro ? "pro" : "free")
                 setState(
                     .recordings,
@@ -351,10 +360,11 @@ private struct BridgeLoop {
     }
 
     private mutating func reply(_ message: DaemonLine) {
-        guard !awaiting.isEmpty else { return }
-        let command = awaiting.removeFirst()
+        guard let command = awaiting?.command else { return }
+        awaiting = nil
         switch (message.class, message.event) {
         case ("RECORD", "refused"), ("ERROR", _):
+            bridge.countRefused()
             logger.info(
                 "MQTT command refused",
                 metadata: ["mqtt.command": "\(command)", "mqtt.reason": "\(message.reason ?? message.message ?? "")"])
@@ -362,14 +372,26 @@ private struct BridgeLoop {
             logger.info("MQTT command done", metadata: ["mqtt.command": "\(command)"])
         }
         requestStatus()
+        sendNextCommand()
     }
 
     // MARK: MQTT side
 
-    /// Commands from Home Assistant, as socket requests.
+    /// Commands from Home Assistant, as socket requests, one at a time.
     mutating func handle(_ commands: [MQTTBridge.Command]) {
-        for command in commands {
+        waiting += commands
+        if let awaiting, Self.nowMicros() >= awaiting.since + Self.replyTimeoutMicros {
+            logger.info("MQTT command not answered", metadata: ["mqtt.command": "\(awaiting.command)"])
+            self.awaiting = nil
+        }
+        sendNextCommand()
+    }
+
+    private mutating func sendNextCommand() {
+        while awaiting == nil, !waiting.isEmpty {
+            let command = waiting.removeFirst()
             guard daemon >= 0 else {
+                bridge.countRefused()
                 logger.info("MQTT command refused", metadata: ["mqtt.command": "\(command)", "mqtt.reason": "griptrackd not reachable"])
                 continue
             }
@@ -378,7 +400,7 @@ private struct BridgeLoop {
             case .record: send("{\"class\":\"RECORD\",\"save\":true}")
             case .stop: send("{\"class\":\"STOP\"}")
             }
-            awaiting.append(command)
+            awaiting = (command, Self.nowMicros())
         }
     }
 
