@@ -407,7 +407,8 @@ private struct BridgeLoop {
     /// A new broker session: `online`, the discovery configs, every known state, and the command subscriptions.
     mutating func startSession() {
         connection.offer(
-            MQTTMessage(topic: discovery.topic(.availability), payload: "online", retain: true, qos: 1, coalesces: true))
+            MQTTMessage(topic: discovery.topic(.availability), payload: "online", retain: true, qos: 1, coalesces: true),
+            first: true)
         for message in discovery.configMessages() { connection.offer(message) }
         for (topic, payload) in states.sorted(by: { $0.key < $1.key }) {
             connection.offer(MQTTMessage(topic: topic, payload: payload, retain: true, qos: 0, coalesces: true))
@@ -417,10 +418,12 @@ private struct BridgeLoop {
         connection.subscribe(discovery.topic(.recordingCommand))
     }
 
-    /// The live force, at most every ``MQTTBridge/forceIntervalMicros``.
+    /// The timers ``step(wakeDescriptor:)`` sleeps for: the periodic STATUS, and the live force at most every
+    /// ``MQTTBridge/forceIntervalMicros``. Each must move its own deadline, or the next poll returns at once.
     mutating func publishDue() {
-        guard let force = pendingForce else { return }
         let now = Self.nowMicros()
+        if daemon >= 0 && now >= lastStatusAt + MQTTBridge.statusIntervalMicros { requestStatus() }
+        guard let force = pendingForce else { return }
         guard now >= lastForceAt + MQTTBridge.forceIntervalMicros else { return }
         pendingForce = nil
         lastForceAt = now

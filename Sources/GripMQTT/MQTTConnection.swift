@@ -99,13 +99,27 @@ final class MQTTConnection: Sendable {
     }
 
     /// Any thread: queues a message; never blocks.
+    /// - Parameter first: goes before everything queued (a new session's `online`, so that states queued while
+    ///   the broker was away do not arrive for an entity Home Assistant still shows unavailable).
     /// - Returns: false when the queue was full and the message was dropped.
     @discardableResult
-    func offer(_ message: MQTTMessage) -> Bool {
+    func offer(_ message: MQTTMessage, first: Bool = false) -> Bool {
         state.withLock { state in
             if message.coalesces, let index = state.queue.firstIndex(where: { $0.topic == message.topic && $0.coalesces }) {
-                state.queue[index] = message
                 state.counters.superseded += 1
+                if !first {
+                    state.queue[index] = message
+                    return true
+                }
+                state.queue.remove(at: index)
+            }
+            if first {
+                // `online` must go out: the newest queued message makes room instead.
+                if state.queue.count >= Self.capacity {
+                    state.queue.removeLast()
+                    state.counters.dropped += 1
+                }
+                state.queue.insert(message, at: 0)
                 return true
             }
             guard state.queue.count < Self.capacity else {

@@ -118,15 +118,23 @@ struct MQTTBridgeTests {
         #expect(offline, "a graceful stop says offline")
     }
 
-    @Test("kill -9 of griptrackd makes the broker publish the last will, offline")
-    func killLeavesTheLastWill() async throws {
+    @Test("an idle bridge sleeps past its STATUS refresh, and kill -9 leaves the last will, offline")
+    func idleThenKilled() async throws {
         let broker = try MosquittoBroker()
         let subscriber = try Subscriber(port: broker.port, topic: Self.base + "/availability", directory: broker.directory)
         let daemon = try ReplayingDaemon(
-            capture: Self.capture, speed: 1, mqtt: "url = \"mqtt://127.0.0.1:\(broker.port)\"",
+            capture: Self.capture, speed: 16, mqtt: "url = \"mqtt://127.0.0.1:\(broker.port)\"",
             directory: broker.directory)
         let online = await waitUntil(seconds: 20) { subscriber.messages.last?.payload == "online" }
         #expect(online, "\(daemon.log)")
+        let saved = await waitUntil(seconds: 30) { daemon.log.contains("Recording saved") }
+        #expect(saved, "\(daemon.log)")
+        // The bridge asks for STATUS 30 s after the last time; a timer that does not move its deadline spins the
+        // bridge thread from then on (it did once). Idle, the whole daemon uses almost nothing.
+        let before = daemon.cpuTicks
+        try await Task.sleep(for: .seconds(33))
+        let idleTicks = daemon.cpuTicks - before
+        #expect(idleTicks < 50, "griptrackd used \(idleTicks) ticks in 33 idle seconds")
         daemon.kill()
         let offline = await waitUntil(seconds: 10) { subscriber.messages.last?.payload == "offline" }
         #expect(offline, "\(subscriber.messages.map(\.payload))")

@@ -294,6 +294,16 @@ final class ReplayingDaemon: @unchecked Sendable {
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
     var isRunning: Bool { process.isRunning }
 
+    /// CPU time used so far (user + system), in clock ticks (1/100 s), from /proc.
+    var cpuTicks: Int {
+        let stat = (try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8)) ?? ""
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return user + system
+    }
+
     /// SIGTERM (graceful) and wait.
     func stop() { process.terminate() }
 
