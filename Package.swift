@@ -222,7 +222,7 @@ var package = Package(
         // (docs/home-assistant.md, "Tests").
         .testTarget(
             name: "GripMQTTTests",
-            dependencies: ["GripMQTT", "GripDaemon", "GripConfig", "GripTestSupport", "griptrackd",
+            dependencies: ["GripMQTT", "GripDaemon", "GripConfig", "GripTestSupport", "griptrackd", "griptrack",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),

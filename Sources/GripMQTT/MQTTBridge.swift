@@ -144,6 +144,8 @@ private struct BridgeLoop {
     var daemonRetryAt: Int64 = 0
     var loggedDaemonTrouble = false
     var buffer: [UInt8] = []
+    /// What one read(2) fills, kept from one wake-up to the next (a SAMPLES line arrives 25 times a second).
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
     /// The last payload of every retained state topic, re-sent to a new broker session.
     var states: [String: String] = [:]
     var pendingForce: Float?
@@ -255,9 +257,9 @@ private struct BridgeLoop {
     }
 
     private mutating func readDaemon() {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while daemon >= 0 {
-            let count = chunk.withUnsafeMutableBytes { read(daemon, $0.baseAddress, $0.count) }
+            let descriptor = daemon
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 buffer.append(contentsOf: chunk[0..<count])
                 if count < chunk.count { break }

@@ -225,4 +225,32 @@ struct MQTTBridgeTests {
         #expect(stopped, "\(daemon.log)")
         daemon.stop()
     }
+
+    @Test("the recording switch is refused with the free plan's reason when the plan is full")
+    func fullFreePlanRefusesTheSwitch() async throws {
+        let broker = try MosquittoBroker()
+        // Five recordings stored by `griptrack replay --save`, the free plan's limit.
+        let griptrack = try ReplayingDaemon.executable(named: "griptrack")
+        for _ in 0..<5 {
+            try Spawn.run([
+                griptrack, "replay", CaptureFixtures.url(Self.capture).path, "--save", "--db",
+                broker.directory + "/griptrack.db",
+            ])
+        }
+        let daemon = try ReplayingDaemon(
+            capture: Self.capture, speed: 1,
+            mqtt: "url = \"mqtt://127.0.0.1:\(broker.port)\"\nallow_commands = true", directory: broker.directory)
+        let stored = await waitUntil(seconds: 20) {
+            (try? Subscriber.retained(port: broker.port, filter: Self.base + "/recordings"))?.first
+                .flatMap { Self.object($0.payload)?["stored"] as? Int } == 5
+        }
+        #expect(stored, "\(daemon.log)")
+        try Subscriber.publish(port: broker.port, topic: Self.base + "/recording/set", payload: "ON")
+        let refused = await waitUntil(seconds: 10) {
+            daemon.log.contains("mqtt.command=record mqtt.reason=Free plan keeps 5 recordings")
+        }
+        #expect(refused, "\(daemon.log)")
+        #expect(!daemon.log.contains("[GripDaemon] Recording started"), "\(daemon.log)")
+        daemon.stop()
+    }
 }

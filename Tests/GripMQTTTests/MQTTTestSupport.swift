@@ -256,17 +256,17 @@ final class ReplayingDaemon: @unchecked Sendable {
     let socketPath: String
     var logPath: String { directory + "/griptrackd.log" }
 
-    static func executable() throws -> String {
+    static func executable(named name: String = "griptrackd") throws -> String {
         var directories = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()]
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             directories.append(bundle.bundleURL.deletingLastPathComponent())
         }
         directories.append(CaptureFixtures.repositoryRoot.appendingPathComponent(".build/debug"))
         for directory in directories {
-            let candidate = directory.appendingPathComponent("griptrackd").path
+            let candidate = directory.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw MosquittoBroker.Failure(description: "griptrackd not found in \(directories.map(\.path)); run swift build")
+        throw MosquittoBroker.Failure(description: "\(name) not found in \(directories.map(\.path)); run swift build")
     }
 
     /// - Parameters:
