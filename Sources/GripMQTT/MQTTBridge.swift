@@ -183,6 +183,7 @@ private struct BridgeLoop {
         if daemon < 0 && now >= daemonRetryAt { connectDaemon(now: now) }
         var due = daemon < 0 ? daemonRetryAt : lastStatusAt + MQTTBridge.statusIntervalMicros
         if pendingForce != nil { due = min(due, lastForceAt + MQTTBridge.forceIntervalMicros) }
+        if let retry = connection.connectIfDue(now: now) { due = min(due, retry) }
         let timeout = Int32(clamping: max(0, (due - now + 999) / 1000))
         var fds = [
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),

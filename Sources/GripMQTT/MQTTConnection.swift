@@ -86,16 +86,48 @@ final class MQTTConnection: Sendable {
                 "mqtt.host": "\(settings.host)", "mqtt.port": "\(settings.port)", "mqtt.tls": "\(settings.tls)",
                 "mqtt.baseTopic": "\(settings.baseTopic)",
             ])
-        let connect = mosquitto.connectAsync(host: settings.host, port: Int32(settings.port), keepAliveSeconds: 30)
-        if connect != LibMosquitto.success {
-            // The loop thread retries with the reconnect delays; this is the first of the down state's log lines.
-            logger.info("MQTT broker unreachable; retrying", metadata: ["mqtt.error": "\(LibMosquitto.describe(connect))"])
-        }
         guard mosquitto.startLoop() == LibMosquitto.success else {
             logger.error("MQTT network thread could not start")
             return false
         }
+        connectIfDue(now: 0)
         return true
+    }
+
+    /// The first connection, until one is under way. libmosquitto's thread reconnects once a connection has been
+    /// started, but a first `mosquitto_connect_async` that fails (the broker down when griptrackd starts) leaves it
+    /// waiting for another call, so the bridge thread retries, 1 s doubling to 60 s as the loop thread would.
+    private struct FirstConnect {
+        var started = false
+        var retryAt: Int64 = 0
+        var delayMicros: Int64 = 1_000_000
+        var logged = false
+    }
+
+    private let firstConnect = Mutex(FirstConnect())
+
+    /// Bridge thread: tries the first connection if it is due.
+    /// - Parameter now: CLOCK_MONOTONIC, microseconds.
+    /// - Returns: when to try again (nil: a connection is under way; libmosquitto's thread has it from now on).
+    @discardableResult
+    func connectIfDue(now: Int64) -> Int64? {
+        guard let mosquitto = client.withLock({ $0 }) else { return nil }
+        var attempt = firstConnect.withLock { $0 }
+        guard !attempt.started else { return nil }
+        guard now >= attempt.retryAt else { return attempt.retryAt }
+        let code = mosquitto.connectAsync(host: settings.host, port: Int32(settings.port), keepAliveSeconds: 30)
+        if code == LibMosquitto.success {
+            attempt.started = true
+        } else {
+            if !attempt.logged {
+                logger.info("MQTT broker unreachable; retrying", metadata: ["mqtt.error": "\(LibMosquitto.describe(code))"])
+                attempt.logged = true
+            }
+            attempt.retryAt = now + attempt.delayMicros
+            attempt.delayMicros = min(attempt.delayMicros * 2, 60_000_000)
+        }
+        firstConnect.withLock { $0 = attempt }
+        return attempt.started ? nil : attempt.retryAt
     }
 
     /// Any thread: queues a message; never blocks.

@@ -253,4 +253,21 @@ struct MQTTBridgeTests {
         #expect(!daemon.log.contains("[GripDaemon] Recording started"), "\(daemon.log)")
         daemon.stop()
     }
+
+    @Test("a broker that is down when griptrackd starts is connected to once it comes up")
+    func brokerDownAtStart() async throws {
+        let broker = try MosquittoBroker()
+        broker.stop()
+        let daemon = try ReplayingDaemon(
+            capture: Self.capture, speed: 1, mqtt: "url = \"mqtt://127.0.0.1:\(broker.port)\"",
+            directory: broker.directory)
+        try await Task.sleep(for: .seconds(2))
+        #expect(!daemon.log.contains("MQTT connected"))
+        try broker.start()
+        let online = await waitUntil(seconds: 30) {
+            (try? Subscriber.retained(port: broker.port, filter: Self.base + "/availability").map(\.payload)) == ["online"]
+        }
+        #expect(online, "\(daemon.log)")
+        daemon.stop()
+    }
 }
