@@ -7,10 +7,10 @@ import Synchronization
 /// Nothing here blocks its caller. ``offer(_:)`` appends to a queue of at most ``capacity`` messages (a state replaces
 /// its own older, still queued value; past the bound a message is dropped and counted) and ``pump()`` hands messages
 /// to libmosquitto only while connected and while fewer than ``inFlightLimit`` are unsent, so libmosquitto's own
-/// queue, which has no bound, never grows with a slow broker. Connecting, keep-alives and reconnects (1 s doubling
-/// to 60 s) run on libmosquitto's thread; its callbacks only update the state and wake the bridge thread, which is
-/// the only caller of ``pump()``, so no lock is ever taken inside a libmosquitto callback that a publish could wait
-/// on.
+/// queue, which has no bound, never grows with a slow broker. Connecting, keep-alives and reconnects (after 1 s,
+/// then 4, 9, 16 … s, at most 60 s: libmosquitto's exponential backoff) run on libmosquitto's thread; its callbacks
+/// only update the state and wake the bridge thread, which is the only caller of ``pump()``, so no lock is ever
+/// taken inside a libmosquitto callback that a publish could wait on.
 final class MQTTConnection: Sendable {
     /// Messages queued at most (a few seconds of states and events; the broker being away longer costs drops).
     static let capacity = 256
@@ -96,7 +96,7 @@ final class MQTTConnection: Sendable {
 
     /// The first connection, until one is under way. libmosquitto's thread reconnects once a connection has been
     /// started, but a first `mosquitto_connect_async` that fails (the broker down when griptrackd starts) leaves it
-    /// waiting for another call, so the bridge thread retries, 1 s doubling to 60 s as the loop thread would.
+    /// waiting for another call, so the bridge thread retries, after 1 s doubling to at most 60 s.
     private struct FirstConnect {
         var started = false
         var retryAt: Int64 = 0
