@@ -46,15 +46,15 @@ struct DaemonLine: Decodable, Sendable {
         var limit: Int
     }
 
-    /// The newest force of a SAMPLES line, read from its text without decoding the line: batched SAMPLES lines
-    /// come 25 times a second and only one value in 12 of them is published. The daemon writes `"kg":[` with the
-    /// values as plain numbers (`SamplesLineWriter`).
-    static func lastForce(inSamplesLine line: Substring) -> Float? {
-        guard let open = line.range(of: "\"kg\":[")?.upperBound,
-            let close = line[open...].firstIndex(of: "]"), close > open
+    /// The newest force of a SAMPLES line, read from its bytes without decoding the line: batched SAMPLES lines
+    /// come 25 times a second and only one value in 12 of them is published. The daemon writes `kg` last, its values
+    /// as plain numbers (`SamplesLineWriter`), so the newest is between the last `,` or `[` and the last `]`.
+    static func lastForce(inSamplesLine line: some Collection<UInt8>) -> Float? {
+        let bytes = Array(line.suffix(48))
+        guard let close = bytes.lastIndex(of: UInt8(ascii: "]")),
+            let open = bytes[..<close].lastIndex(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "[") }),
+            open + 1 < close
         else { return nil }
-        let values = line[open..<close]
-        let start = values.lastIndex(of: ",").map { values.index(after: $0) } ?? values.startIndex
-        return Float(values[start...])
+        return Float(String(decoding: bytes[(open + 1)..<close], as: UTF8.self))
     }
 }

@@ -276,18 +276,21 @@ private struct BridgeLoop {
         }
         var start = 0
         while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = String(decoding: buffer[start..<newline], as: UTF8.self)
+            let bytes = buffer[start..<newline]
             start = newline + 1
-            handle(line: line[...])
+            // SAMPLES lines (25 a second) are read as bytes; only the rest is decoded.
+            if bytes.starts(with: Self.samplesPrefix) {
+                if let force = DaemonLine.lastForce(inSamplesLine: bytes) { pendingForce = force }
+                continue
+            }
+            handle(line: String(decoding: bytes, as: UTF8.self))
         }
         buffer.removeFirst(start)
     }
 
-    private mutating func handle(line: Substring) {
-        if line.hasPrefix("{\"class\":\"SAMPLES\"") {
-            if let force = DaemonLine.lastForce(inSamplesLine: line) { pendingForce = force }
-            return
-        }
+    private static let samplesPrefix = Array("{\"class\":\"SAMPLES\"".utf8)
+
+    private mutating func handle(line: String) {
         guard let message = try? decoder.decode(DaemonLine.self, from: Data(line.utf8)) else { return }
         switch message.class {
         case "EFFORT" where message.event == "end":
