@@ -59,8 +59,10 @@ struct PrometheusExpositionTests {
         var text = ""
         while Date() < deadline {
             text = daemon.metricsExposition()
+            // The recorder counts samples a take at a time, after the consumer has counted the notifications.
             if Self.value("griptrack_notifications_total", in: text) == 2883,
-                Self.value("griptrack_recordings_stored{plan=\"free\"}", in: text) == 1
+                Self.value("griptrack_recordings_stored{plan=\"free\"}", in: text) == 1,
+                Self.value("griptrack_samples_total", in: text) == 5766
             {
                 break
             }
@@ -78,7 +80,8 @@ struct PrometheusExpositionTests {
         #expect(Self.value("griptrack_ring_dropped_total", in: text) == ((status["ring"] as? [String: Any])?["dropped"] as? Double))
         #expect(Self.value("griptrack_recordings_stored{plan=\"free\"}", in: text) == 1)
         #expect(Self.value("griptrack_recordings_stored{plan=\"pro\"}", in: text) == 0)
-        #expect(Self.value("griptrack_clients", in: text) == 1)
+        // The STATUS connection was just closed: the socket thread may not have noticed yet.
+        #expect([0, 1].contains(Self.value("griptrack_clients", in: text)))
         // Every decoded sample, taken by the recorder (the capture has 5766, docs: captures/*.expected.json).
         #expect(Self.value("griptrack_samples_total", in: text) == 5766)
         #expect((Self.value("griptrack_recorder_commits_total", in: text) ?? 0) >= 1)
