@@ -45,6 +45,8 @@ var package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Bytes → samples: device profiles, btsnoop, HCI/L2CAP/ATT. Pure: stdlib only.
@@ -123,6 +125,25 @@ var package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // libmosquitto (the Eclipse Mosquitto client) as a system library (modulemap and `shim.h`); only GripMQTT
+        // imports it.
+        .systemLibrary(
+            name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
+        // MQTT for Home Assistant: a client of the daemon's own socket protocol on one side, a bounded queue into
+        // libmosquitto on the other (docs/home-assistant.md). Only GripDaemon imports it.
+        .target(
+            name: "GripMQTT", dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift),
+        // Prometheus text exposition of the daemon's counters through swift-metrics (docs/metrics.md). Only
+        // GripDaemon imports it.
+        .target(
+            name: "GripMetrics",
+            dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strictSwift),
         .executableTarget(
             name: "griptrack",
             dependencies: [
@@ -144,7 +165,7 @@ var package = Package(
             name: "GripDaemon",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripBlueZ", "GripConfig",
-                "GripStore", "GripEntitlements", "GripSync",
+                "GripStore", "GripEntitlements", "GripSync", "GripMQTT", "GripMetrics",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -244,6 +265,20 @@ var package = Package(
             dependencies: ["GripSync", "GripStore", "GripEntitlements", "GripAnalysis", "GripTestSupport",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift
+        ),
+        // Against a throwaway mosquitto broker the suite starts itself, and griptrackd replaying a capture
+        // (docs/home-assistant.md, "Tests").
+        .testTarget(
+            name: "GripMQTTTests",
+            dependencies: ["GripMQTT", "GripDaemon", "GripConfig", "GripTestSupport", "griptrackd", "griptrack",
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift
+        ),
+        // The Prometheus exposition of a daemon that replayed a capture, checked by promtool.
+        .testTarget(
+            name: "GripMetricsTests",
+            dependencies: ["GripMetrics", "GripDaemon", "GripTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
         // End-to-end tests of the built `griptrack` and `griptrackd` binaries (the test target depends on them so

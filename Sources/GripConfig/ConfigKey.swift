@@ -175,7 +175,52 @@ struct ConfigKey: Sendable {
             }
             config.web.anonymous = anonymous
         },
+        ConfigKey(section: "mqtt", name: "url") { config, value throws(Problem) in
+            switch MQTTURL.parse(try string(value)) {
+            case .success(let url): config.mqtt.url = url
+            case .failure(let problem): throw problem
+            }
+        },
+        ConfigKey(section: "mqtt", name: "ca_file") { config, value throws(Problem) in
+            config.mqtt.caFile = try nonEmpty(value, "a PEM file path such as \"/etc/griptrack/mqtt-ca.pem\"")
+        },
+        ConfigKey(section: "mqtt", name: "username") { config, value throws(Problem) in
+            config.mqtt.username = try name(value, "the broker account, e.g. \"griptrack\"")
+        },
+        ConfigKey(section: "mqtt", name: "password_file") { config, value throws(Problem) in
+            config.mqtt.passwordFile = try nonEmpty(value, "a file path such as \"/etc/griptrack/mqtt-password\"")
+        },
+        ConfigKey(section: "mqtt", name: "client_id") { config, value throws(Problem) in
+            let text = try name(value, "an MQTT client id, e.g. \"griptrack-gym-board-2\"")
+            guard !text.contains(where: \.isWhitespace) else {
+                throw Problem(text: "expected an MQTT client id without spaces, e.g. \"griptrack-gym-board-2\", got \"\(text)\"")
+            }
+            config.mqtt.clientID = text
+        },
+        ConfigKey(section: "mqtt", name: "base_topic") { config, value throws(Problem) in
+            config.mqtt.baseTopic = try topic(value, "a topic such as \"griptrack/gym-board-2\"")
+        },
+        ConfigKey(section: "mqtt", name: "discovery_prefix") { config, value throws(Problem) in
+            config.mqtt.discoveryPrefix = try topic(value, "Home Assistant's discovery prefix, e.g. \"homeassistant\"")
+        },
+        ConfigKey(section: "mqtt", name: "allow_commands") { config, value throws(Problem) in
+            config.mqtt.allowCommands = try bool(value)
+        },
     ]
+
+    /// An MQTT topic to publish under: levels separated by `/`, none empty, no wildcards (`+`, `#`), no spaces or
+    /// control characters, at most 200 bytes.
+    private static func topic(_ value: any TOMLValueConvertible, _ expected: String) throws(Problem) -> String {
+        let text = try string(value)
+        let levels = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard !text.isEmpty, text.utf8.count <= 200, !levels.contains(where: \.isEmpty),
+            !text.contains(where: { $0 == "+" || $0 == "#" || $0.isWhitespace || ($0.asciiValue.map { $0 < 0x20 } ?? false) })
+        else {
+            throw Problem(
+                text: "expected \(expected): levels separated by /, none empty, without +, # or spaces, got \"\(text)\"")
+        }
+        return text
+    }
 
     private static func nonEmpty(_ value: any TOMLValueConvertible, _ expected: String) throws(Problem) -> String {
         let text = try string(value)

@@ -12,7 +12,7 @@ extension GriptrackConfig {
     /// - Throws: ``ConfigError`` naming `sync.password_file` when the file is unreadable or readable by others.
     public func syncPassword() throws(ConfigError) -> String? {
         guard let path = syncPasswordPath else { return sync.url?.password }
-        try Self.checkPrivate(path, file: self.path ?? "(defaults)", line: nil)
+        try Self.checkPrivate(path, file: self.path ?? "(defaults)", line: nil, key: "sync.password_file")
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ConfigError(
                 file: self.path ?? "(defaults)", line: nil, key: "sync.password_file",
@@ -36,37 +36,41 @@ extension GriptrackConfig {
     /// the key's line), so a leaked secret is caught before the first sync.
     func checkSyncFiles(lines: KeyLines) throws(ConfigError) {
         guard let path = syncPasswordPath else { return }
-        try Self.checkPrivate(path, file: self.path ?? "(defaults)", line: lines.line(section: "sync", key: "password_file"))
+        try Self.checkPrivate(
+            path, file: self.path ?? "(defaults)", line: lines.line(section: "sync", key: "password_file"),
+            key: "sync.password_file")
     }
 
-    private static func checkPrivate(_ path: String, file: String, line: Int?) throws(ConfigError) {
+    /// Refuses a password file that is missing, empty, too big, or readable by its group or others: the one rule
+    /// for every `password_file` (`[sync]`, `[mqtt]`), reported under `key`.
+    static func checkPrivate(_ path: String, file: String, line: Int?, key: String) throws(ConfigError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ConfigError(
-                file: file, line: line, key: "sync.password_file",
+                file: file, line: line, key: key,
                 problem: "\(path) does not exist or cannot be read (\(String(cString: strerror(errno))))")
         }
         guard info.st_size > 0 else {
             throw ConfigError(
-                file: file, line: line, key: "sync.password_file",
+                file: file, line: line, key: key,
                 problem: "\(path) is empty; write the password on its first line (or remove password_file to log in "
                     + "without one)")
         }
         guard info.st_size <= passwordFileLimit else {
             throw ConfigError(
-                file: file, line: line, key: "sync.password_file",
+                file: file, line: line, key: key,
                 problem: "\(path) is \(info.st_size) bytes, more than a password file holds (at most "
                     + "\(passwordFileLimit)); name the file that holds only the password")
         }
         guard info.st_mode & 0o077 == 0 else {
             throw ConfigError(
-                file: file, line: line, key: "sync.password_file",
+                file: file, line: line, key: key,
                 problem: "\(path) is readable by its group or by others (mode \(String(info.st_mode & 0o777, radix: 8))); "
                     + "make it private with `chmod 600 \(path)`")
         }
     }
 
-    private func resolve(_ file: String) -> String {
+    func resolve(_ file: String) -> String {
         guard !file.hasPrefix("/"), let path else { return file }
         return URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file).path
     }

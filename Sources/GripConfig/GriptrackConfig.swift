@@ -23,6 +23,8 @@ public struct GriptrackConfig: Sendable, Equatable {
     public var sync = Sync()
     /// `[web]`: the web app griptrackd serves (docs/web.md).
     public var web = Web()
+    /// `[mqtt]`
+    public var mqtt = MQTT()
     /// The file it was read from; `nil` for the built-in defaults.
     public var path: String?
 
@@ -116,6 +118,26 @@ public struct GriptrackConfig: Sendable, Equatable {
         public var anonymous = Anonymous.none
     }
 
+    /// `[mqtt]`: the MQTT broker griptrackd publishes to, with Home Assistant discovery (docs/home-assistant.md).
+    public struct MQTT: Sendable, Equatable {
+        /// `url`: the broker; `nil` = MQTT is off.
+        public var url: MQTTURL?
+        /// `ca_file`: PEM CA certificate for `mqtts://`; relative to the configuration file's directory.
+        public var caFile: String?
+        /// `username`: the broker account.
+        public var username: String?
+        /// `password_file`: a file holding the password (its first line); must not be group- or world-readable.
+        public var passwordFile: String?
+        /// `client_id`: the MQTT client id; default `griptrack-<node id>`.
+        public var clientID: String?
+        /// `base_topic`: the state topics' prefix; default `griptrack/<device name>`.
+        public var baseTopic: String?
+        /// `discovery_prefix`: Home Assistant's discovery prefix.
+        public var discoveryPrefix = "homeassistant"
+        /// `allow_commands`: offer and obey the tare button and the recording switch.
+        public var allowCommands = false
+    }
+
     /// The built-in defaults (no file).
     public init() {}
 
@@ -148,6 +170,7 @@ public struct GriptrackConfig: Sendable, Equatable {
         var config = try parse(text, file: path)
         config.path = path
         try config.checkSyncFiles(lines: KeyLines(text))
+        try config.checkMQTTFiles(lines: KeyLines(text))
         return config
     }
 

@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import GripAnalysis
 import GripBlueZ
+import GripMetrics
+import GripMQTT
 import GripStore
 import GripStream
 import GripSync
@@ -23,6 +25,11 @@ public final class Daemon: Sendable {
     private let server: SocketServer
     /// The web app's credentials and pairing codes (docs/web.md); the executable hands them to its web server.
     public let webAccess: WebAccess
+    /// For `/metrics` (``metricsExposition()``).
+    let mqtt: MQTTBridge?
+    let status: DaemonStatus
+    let sync: SyncService?
+    let exposition = PrometheusExposition()
     private let releasesStartupPages: Bool
     private let logger: Logger
 
@@ -179,8 +186,15 @@ public final class Daemon: Sendable {
 
         var services: [any Service] = [server, reader, recorder, pipeline, source, notifier]
         if let sync { services.append(sync) }
+        // One more watcher of the socket, started after the server binds it (docs/home-assistant.md).
+        let mqtt = configuration.mqtt.flatMap {
+            MQTTBridge(
+                settings: $0, socketPath: configuration.socketPath, release: configuration.release, model: profile.name,
+                logger: logger)
+        }
+        if let mqtt { services.append(MQTTService(bridge: mqtt)) }
         if let signals { services.append(signals) }
-        // Reverse order on shutdown: signals, sync, notifier, source, pipeline, recorder, reader, server.
+        // Reverse order on shutdown: signals, mqtt, sync, notifier, source, pipeline, recorder, reader, server.
         let groupConfiguration = ServiceGroupConfiguration(
             services: services.map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
@@ -188,6 +202,9 @@ public final class Daemon: Sendable {
             logger: logger)
         group = ServiceGroup(configuration: groupConfiguration)
         self.server = server
+        self.mqtt = mqtt
+        self.status = status
+        self.sync = sync
     }
 
     /// The consumer for the chosen profile (the pipeline is generic, so its decoder is called directly on the hot

@@ -1,5 +1,6 @@
 import GripConfig
 import GripEntitlements
+import GripMQTT
 import GripStore
 import GripStream
 import GripSync
@@ -56,6 +57,10 @@ public struct DaemonConfiguration: Sendable {
     /// `[sync]`: when set, a sync service pushes the database's outbox every interval (griptrackd sets it; the
     /// CLI's in-process daemon does not, `griptrack sync` pushes its database).
     public var sync: SyncConfiguration? = nil
+
+    /// `[mqtt]`: when set, the daemon publishes to an MQTT broker with Home Assistant discovery (griptrackd sets it
+    /// from `DaemonMQTT`; the CLI's in-process daemon does not).
+    public var mqtt: MQTTSettings? = nil
 
     /// Rewrites a peer's user id and groups before authorization: `(uid, gids) -> (uid, gids)`.
     public typealias PeerOverride = @Sendable (UInt32, [UInt32]) -> (UInt32, [UInt32])

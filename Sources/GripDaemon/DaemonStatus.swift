@@ -11,7 +11,11 @@ final class DaemonStatus: Sendable {
         var source = "none"
         /// Replay: "connected", "disconnected", "ended" (replay finished) or "idle" (no device yet). BlueZ:
         /// "searching", "connecting", "connected", "streaming", "stopped" or "disconnected" (PROTOCOL-1.1).
-        var deviceState = "idle"
+        var deviceState = "idle" {
+            didSet { if DaemonStatus.linkUp(deviceState) && !DaemonStatus.linkUp(oldValue) { linkUps += 1 } }
+        }
+        /// Times the link came up (a state with the link up after one without): reconnects are one less.
+        var linkUps = 0
         /// The identifier of the device profile the pipeline decodes (`DeviceProfiles`).
         var profile = "progressor"
         /// BlueZ: the device's address and advertised name, once found; its battery once it answered.
@@ -55,6 +59,25 @@ final class DaemonStatus: Sendable {
         var stored: Int
         var limit: Int
     }
+
+    /// Whether a device state has the link up.
+    static func linkUp(_ state: String) -> Bool { ["connected", "streaming", "stopped"].contains(state) }
+
+    /// Counters for `/metrics` that no STATUS field carries, each written by one thread off the hot path.
+    final class Counters: Sendable {
+        /// Samples the recorder took from the consumer (each decoded sample once).
+        let samples = Atomic<Int>(0)
+        /// Sample chunks the recorder committed on its tick or at an effort's end.
+        let commits = Atomic<Int>(0)
+        /// Socket thread: clients connected and watching, bytes queued for them, and clients dropped for being
+        /// too slow, failing, or over the clients' budget.
+        let clients = Atomic<Int>(0)
+        let watchers = Atomic<Int>(0)
+        let backlogBytes = Atomic<Int>(0)
+        let clientsDropped = Atomic<Int>(0)
+    }
+
+    let counters = Counters()
 
     private let state: Mutex<Snapshot>
 

@@ -229,6 +229,7 @@ struct ServerLoop {
                 if client.pendingBytes > 0 { events |= Int16(POLLOUT) }
                 pollSet.append(pollfd(fd: client.descriptor, events: events, revents: 0))
             }
+            publishCounts()
             server.liveness?.idle(.socket)
             let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
             server.liveness?.busy(.socket)
@@ -542,8 +543,20 @@ struct ServerLoop {
         }
     }
 
+    /// The client counts `/metrics` reads, as of this wake-up (the thread does not wake while streaming, so this
+    /// costs nothing per line).
+    private func publishCounts() {
+        let counters = server.status.counters
+        counters.clients.store(clients.count, ordering: .relaxed)
+        counters.watchers.store(clients.filter(\.watching).count, ordering: .relaxed)
+        counters.backlogBytes.store(backlogBytes, ordering: .relaxed)
+    }
+
     private mutating func remove(_ client: Client, reason: String) {
         guard let index = clients.firstIndex(where: { $0 === client }) else { return }
+        if ["too slow", "write failed", "over the clients' budget"].contains(reason) {
+            server.status.counters.clientsDropped.add(1, ordering: .relaxed)
+        }
         clients.remove(at: index)
         client.output.close()
         publishWatchers()

@@ -44,6 +44,15 @@ extension WebServer {
             return try await self.samples(of: try Self.recordingID(context))
         }
         router.get("/api/events") { request, context in try await self.events(request, context) }
+        if let metrics {
+            // A scraper authenticates like any script: a bearer token of the watch role (or anonymous watching).
+            router.get("/metrics") { request, _ in
+                _ = try self.authenticator.require(.watch, request)
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: metrics())))
+            }
+        }
         router.post("/api/record") { request, _ in
             _ = try self.authenticator.require(.record, request)
             let fields = try await Self.jsonBody(request)

@@ -19,6 +19,8 @@ public final class WebServer: Service, Sendable {
     let authenticator: WebAuthenticator
     let limiter = PairingLimiter()
     let control: ControlLink
+    /// The daemon's counters in Prometheus' text format, for `/metrics` (`Daemon.metricsExposition`); `nil`: no route.
+    let metrics: (@Sendable () -> String)?
     private let bound = Mutex<Int?>(nil)
 
     /// Creates the server; nothing listens until `run()`.
@@ -26,8 +28,10 @@ public final class WebServer: Service, Sendable {
     ///   - settings: where to listen, anonymous access, the daemon's socket.
     ///   - access: the daemon's credentials and pairing codes (`Daemon.webAccess`).
     ///   - logger: the web app's logger.
-    public init(settings: WebSettings, access: WebAccess, logger: Logger) {
+    ///   - metrics: the Prometheus exposition to serve at `/metrics`, if any.
+    public init(settings: WebSettings, access: WebAccess, logger: Logger, metrics: (@Sendable () -> String)? = nil) {
         self.settings = settings
+        self.metrics = metrics
         self.access = access
         self.logger = logger
         authenticator = WebAuthenticator(access: access, anonymous: settings.anonymous == .watch ? .watch : nil)

@@ -104,6 +104,7 @@ struct Griptrackd: AsyncParsableCommand {
         configuration.apply(file, deviceAddress: device)
         do {
             configuration.sync = try SyncConfiguration.from(file, logger: Logger(label: "griptrackd.sync"))
+            configuration.mqtt = try DaemonMQTT.from(file)
         } catch {
             FileHandle.standardError.write(Data("griptrackd: invalid configuration: \(error)\n".utf8))
             throw ExitCode(5)
@@ -121,7 +122,8 @@ struct Griptrackd: AsyncParsableCommand {
         }
         let server = WebServer(
             settings: WebSettings(listen: listen, anonymous: file.web.anonymous, socketPath: socket),
-            access: daemon.webAccess, logger: Logger(label: "griptrackd.web"))
+            access: daemon.webAccess, logger: Logger(label: "griptrackd.web"),
+            metrics: { daemon.metricsExposition() })
         try await Self.run(daemon, with: server, logger: logger)
     }
 

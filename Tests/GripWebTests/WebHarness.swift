@@ -40,7 +40,8 @@ final class WebHarness: Sendable {
         var settings = WebSettings(listen: WebListen("127.0.0.1:0")!, anonymous: anonymous, socketPath: socketPath)
         settings.eventBacklogLines = eventBacklogLines
         settings.eventSendBufferBytes = eventSendBufferBytes
-        let server = WebServer(settings: settings, access: daemon.webAccess, logger: logger)
+        let server = WebServer(
+            settings: settings, access: daemon.webAccess, logger: logger, metrics: { daemon.metricsExposition() })
         self.server = server
         serverTask = Task { try await server.run() }
         guard let port = await server.waitUntilListening() else { throw HarnessError("the web server did not start") }

@@ -33,7 +33,7 @@ struct WebServerTests {
         for (method, path) in [
             ("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/plan"), ("GET", "/api/recordings"), ("GET", "/api/recordings/1"),
             ("GET", "/api/recordings/1/samples"), ("GET", "/api/events"), ("POST", "/api/record"), ("POST", "/api/stop"),
-            ("POST", "/api/tare"),
+            ("POST", "/api/tare"), ("GET", "/metrics"),
         ] {
             let response = try await web.request(method, path)
             #expect(response.status == 401, "\(method) \(path)")
@@ -115,6 +115,18 @@ struct WebServerTests {
         let limited = try await web.request("GET", "/pair?code=\(code)")
         #expect(limited.status == 429)
         #expect((limited.json?["error"] as? String)?.contains("wait a minute") == true)
+        try await web.stop()
+    }
+
+    @Test("/metrics serves the daemon's Prometheus exposition to a watch token, as text")
+    func metrics() async throws {
+        let web = try await WebHarness()
+        let watch = ["Authorization": "Bearer " + (try await web.token("watch", name: "prometheus"))]
+        let response = try await web.request("GET", "/metrics", headers: watch)
+        #expect(response.status == 200)
+        #expect(response.header("content-type") == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(response.body.contains("# TYPE griptrack_notifications_total counter"), "\(response.body.prefix(400))")
+        #expect(response.body.contains("\ngriptrack_clients "), "the web app's own connections are clients")
         try await web.stop()
     }
 

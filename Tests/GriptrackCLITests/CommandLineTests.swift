@@ -76,7 +76,7 @@ struct CommandLineTests {
             message: ":2: entitlements.bypass: expected true or false, got the string \"yes\""),
         ConfigCase(
             text: "[entitlements]\nbypass = false\n[daemon]\nsocket = \"/run/x\"\n",
-            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [recording], [sync], [web]"),
+            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [mqtt], [recording], [sync], [web]"),
         ConfigCase(
             text: "[app_store]\napp_apple_id = -4\n",
             message: ":2: app_store.app_apple_id: expected the app's Apple ID, a whole number ≥ 0 (0 = not set), got the integer -4"),

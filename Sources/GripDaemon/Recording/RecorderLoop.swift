@@ -140,10 +140,10 @@ struct RecorderLoop {
         }
         do {
             if let tick = commitTick, now >= tick {
-                try writer.flush()
+                if try writer.flush() != nil { recorder.status.counters.commits.add(1, ordering: .relaxed) }
                 commitTick = nil
-            } else {
-                try writer.flushIfDue(now: now)
+            } else if try writer.flushIfDue(now: now) != nil {
+                recorder.status.counters.commits.add(1, ordering: .relaxed)
             }
         } catch {
             storageFailed(error, now: now)
@@ -230,8 +230,13 @@ struct RecorderLoop {
         // An effort the watchers saw end is committed now, not at the next tick: a power cut right after the pull
         // keeps it.
         if effortEnded, storageTrouble == nil, let writer = followed?.writer {
-            do { try writer.flush() } catch { storageFailed(error, now: .now) }
+            do {
+                if try writer.flush() != nil { recorder.status.counters.commits.add(1, ordering: .relaxed) }
+            } catch { storageFailed(error, now: .now) }
         }
+        // Every sample the consumer decoded passes here once, a take (not a sample) at a time: /metrics counts
+        // them without a counter on the hot path.
+        recorder.status.counters.samples.add(incoming.micros.count, ordering: .relaxed)
         incoming.removeAll()
         let drops = recorder.feed.droppedCount
         if drops != knownFeedDrops {

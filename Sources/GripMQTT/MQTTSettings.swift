@@ -1,0 +1,60 @@
+/// What the MQTT bridge connects to and how it names things (`[mqtt]` in griptrack.toml, docs/config.md).
+public struct MQTTSettings: Sendable, Equatable {
+    /// The broker's host name or address.
+    public var host: String
+    /// The broker's TCP port (1883 for `mqtt://`, 8883 for `mqtts://` unless the URL names one).
+    public var port: Int
+    /// `mqtts://`: TLS, verified against `caFile` or the system's trust store.
+    public var tls: Bool
+    /// PEM CA certificate for TLS; nil = the system's trust store.
+    public var caFile: String?
+    /// The broker account, when it asks for one.
+    public var username: String?
+    /// The password (read from `password_file`), or nil.
+    public var password: String?
+    /// The MQTT client id (unique per broker).
+    public var clientID: String
+    /// Every state topic starts with it, e.g. `griptrack/gym-board-2`.
+    public var baseTopic: String
+    /// Home Assistant's discovery prefix (`homeassistant`).
+    public var discoveryPrefix: String
+    /// This device's name (Home Assistant's device name; its node id is derived from it).
+    public var deviceName: String
+    /// Whether the tare button and the recording switch are offered and obeyed.
+    public var allowCommands: Bool
+
+    /// Creates settings; `baseTopic` defaults to `griptrack/<deviceName>`.
+    public init(
+        host: String, port: Int, tls: Bool = false, caFile: String? = nil, username: String? = nil,
+        password: String? = nil, clientID: String? = nil, baseTopic: String? = nil,
+        discoveryPrefix: String = "homeassistant", deviceName: String, allowCommands: Bool = false
+    ) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.caFile = caFile
+        self.username = username
+        self.password = password
+        self.deviceName = deviceName
+        self.clientID = clientID ?? "griptrack-\(Self.nodeID(deviceName))"
+        self.baseTopic = baseTopic ?? "griptrack/\(Self.nodeID(deviceName))"
+        self.discoveryPrefix = discoveryPrefix
+        self.allowCommands = allowCommands
+    }
+
+    /// Home Assistant's node id and the default topic's last level: the device name with every character but
+    /// ASCII letters, digits, `_` and `-` replaced by `_` (discovery topics allow no others, and `+`, `#`, `/`
+    /// would change a topic's meaning).
+    public static func nodeID(_ name: String) -> String {
+        let mapped = name.unicodeScalars.map { scalar -> Character in
+            let ok = (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)))
+                || scalar == "_" || scalar == "-"
+            return ok ? Character(scalar) : "_"
+        }
+        let text = String(mapped)
+        return text.isEmpty ? "griptrack" : text
+    }
+
+    /// This device's node id.
+    public var nodeID: String { Self.nodeID(deviceName) }
+}
