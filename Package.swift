@@ -53,6 +53,9 @@ var package = Package(
         .target(name: "GripWire", swiftSettings: strictSwift),
         // Device time, efforts, recordings, metrics. Pure.
         .target(name: "GripAnalysis", dependencies: ["GripWire"], swiftSettings: strictSwift),
+        // The daemon's socket protocol (docs/protocol.md): requests typed and checked once, the line writer, the
+        // version. Pure: clients (the CLI, the web app, MQTT) and griptrackd speak it; the request fuzzer needs nothing else.
+        .target(name: "GripProtocol", dependencies: ["GripAnalysis"], swiftSettings: strictSwift),
         // The SPSC ring and the consumer loop (the hot path).
         .target(
             name: "GripStream",
@@ -74,6 +77,8 @@ var package = Package(
             name: "GripStore",
             dependencies: [
                 "GripAnalysis", "GripEntitlements", .product(name: "GRDB", package: "GRDB.swift"),
+                // WebRole: a web credential's role is the WEB request's.
+                "GripProtocol",
                 // SHA-256 of the web app's tokens: only their hashes are stored (docs/web.md).
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -133,7 +138,7 @@ var package = Package(
         // MQTT for Home Assistant: a client of the daemon's own socket protocol on one side, a bounded queue into
         // libmosquitto on the other (docs/home-assistant.md). Only GripDaemon imports it.
         .target(
-            name: "GripMQTT", dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
+            name: "GripMQTT", dependencies: ["CMosquitto", "GripProtocol", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift),
         // Prometheus text exposition of the daemon's counters through swift-metrics (docs/metrics.md). Only
         // GripDaemon imports it.
@@ -148,6 +153,7 @@ var package = Package(
             name: "griptrack",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripSimulator", "GripStore", "GripEntitlements", "GripConfig",
+                "GripProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // record/devices/status: the daemon client, the in-process daemon (--replay, --direct), BlueZ.
                 "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
@@ -165,7 +171,7 @@ var package = Package(
             name: "GripDaemon",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripBlueZ", "GripConfig",
-                "GripStore", "GripEntitlements", "GripSync", "GripMQTT", "GripMetrics",
+                "GripStore", "GripEntitlements", "GripSync", "GripMQTT", "GripMetrics", "GripProtocol",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -176,7 +182,7 @@ var package = Package(
         .target(
             name: "GripWeb",
             dependencies: [
-                "GripDaemon", "GripStore", "GripConfig",
+                "GripDaemon", "GripStore", "GripConfig", "GripProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The daemon's Unix socket, read with backpressure (DaemonLink).
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -196,7 +202,7 @@ var package = Package(
         .executableTarget(
             name: "griptrackd",
             dependencies: [
-                "GripDaemon", "GripConfig", "GripSync", "GripWeb",
+                "GripDaemon", "GripConfig", "GripSync", "GripWeb", "GripProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -224,7 +230,7 @@ var package = Package(
         .testTarget(
             name: "GripDaemonTests",
             dependencies: ["GripDaemon", "GripEntitlements", "GripStream", "GripSync", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
-                           "GripStore", "GripAnalysis", "GripConfig"],
+                           "GripStore", "GripAnalysis", "GripConfig", "GripProtocol"],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),
@@ -285,10 +291,11 @@ var package = Package(
         // SwiftPM builds them).
         // The configuration file's parser and checks, on text (no executable needed).
         .testTarget(name: "GripConfigTests", dependencies: ["GripConfig"], swiftSettings: strictSwift),
+        .testTarget(name: "GripProtocolTests", dependencies: ["GripProtocol", "GripAnalysis"], swiftSettings: strictSwift),
         .testTarget(
             name: "GriptrackCLITests",
             dependencies: ["griptrack", "griptrackd", "GripTestSupport", "GripConfig", "GripDaemon", "GripEntitlements", "GripBlueZ",
-                           "GripWire",
+                           "GripWire", "GripProtocol",
                            .product(name: "GRDB", package: "GRDB.swift")],
             // Inputs that broke a release build, read from the checkout by path (not bundled).
             exclude: ["Regressions"],
@@ -311,7 +318,7 @@ if fuzzing {
             name: "fuzz-profiles", dependencies: ["GripWire", "FuzzSupport"], path: "Fuzz/profiles",
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
-            name: "fuzz-request", dependencies: ["GripDaemon", "GripStore", "FuzzSupport"], path: "Fuzz/request",
+            name: "fuzz-request", dependencies: ["GripProtocol", "FuzzSupport"], path: "Fuzz/request",
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
             name: "fuzz-config", dependencies: ["GripConfig", "FuzzSupport"], path: "Fuzz/config",

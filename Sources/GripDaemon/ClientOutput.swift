@@ -1,4 +1,5 @@
 import Glibc
+import GripProtocol
 import Synchronization
 
 /// One client's outgoing bytes, shared by the two threads that write to it: the socket thread (greetings, replies,

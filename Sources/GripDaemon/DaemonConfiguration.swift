@@ -2,14 +2,12 @@ import GripConfig
 import GripEntitlements
 import GripMQTT
 import GripStore
+import GripProtocol
 import GripStream
 import GripSync
 
 /// Everything `griptrackd` needs to start, already validated by the executable.
 public struct DaemonConfiguration: Sendable {
-    /// The Unix socket clients connect to (docs/design.md, "Interfaces").
-    public static let defaultSocketPath = "/run/griptrack/griptrack.sock"
-
     /// Where the daemon listens; a stale socket file there is replaced, a live one is an error.
     public var socketPath: String
     /// A btsnoop capture to feed into the pipeline instead of the radio, or nil.
@@ -70,7 +68,7 @@ public struct DaemonConfiguration: Sendable {
 
     /// Creates a configuration; every parameter has the daemon's default.
     public init(
-        socketPath: String = defaultSocketPath, replayPath: String? = nil, replaySpeed: Double = 1,
+        socketPath: String = DaemonSocket.defaultPath, replayPath: String? = nil, replaySpeed: Double = 1,
         replayWaitsForWatcher: Bool = false, watchGroup: String = "griptrack", clientBacklogLimit: Int = 1 << 20,
         handlesSignals: Bool = false, release: String = DaemonConfiguration.release,
         databasePath: String = defaultDatabasePath, access: AccessContext = AccessContext(),

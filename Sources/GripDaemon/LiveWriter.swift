@@ -1,4 +1,5 @@
 import Glibc
+import GripProtocol
 import GripStream
 
 /// The consumer thread's side of the live stream: turns pipeline outputs into SAMPLES and event lines and writes

@@ -1,3 +1,4 @@
+import GripProtocol
 // The lines of protocol 1.1's recorder and entitlement messages (docs/protocol.md): RECORD, STOP and PRO replies,
 // RECORDER reports, and STATUS's "recorder" and "access" objects.
 

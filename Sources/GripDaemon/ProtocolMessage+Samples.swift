@@ -1,3 +1,4 @@
+import GripProtocol
 extension ProtocolMessage {
     /// Writes one SAMPLES line byte by byte into the start of `line`, which grows when it is too short, and returns
     /// its length: the same text `JSONLine` would give (`t` as `Double.description` prints the seconds, `kg` as

@@ -1,16 +1,9 @@
 import Foundation
+import GripProtocol
 import GripStore
 
 /// The lines of the store requests (protocol 1.2): LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE and PRO import.
 extension ProtocolMessage {
-    /// An `ERROR` with a machine-readable `code` (1.2).
-    static func error(_ message: String, code: String) -> String {
-        var line = JSONLine(class: "ERROR")
-        line.add("message", message)
-        line.add("code", code)
-        return line.line
-    }
-
     /// Wall-clock time as seconds since 1970-01-01 UTC.
     static func wallSeconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
 

@@ -1,3 +1,4 @@
+import GripProtocol
 import GripSync
 
 extension ProtocolMessage {

@@ -1,26 +1,17 @@
 import GripAnalysis
+import GripProtocol
 import GripStream
 import GripWire
 
 /// The daemon's side of the socket protocol: every line it sends (docs/protocol.md).
 enum ProtocolMessage {
-    /// Protocol version sent in VERSION; bump minor for additions, major for breaking changes.
-    static let protoMajor = 1
-    static let protoMinor = 5
-
     /// - Parameter database: 1.2: the daemon's database file, when it has one.
     static func version(release: String, database: String? = nil) -> String {
         var line = JSONLine(class: "VERSION")
         line.add("release", release)
-        line.add("proto_major", protoMajor)
-        line.add("proto_minor", protoMinor)
+        line.add("proto_major", ProtocolVersion.major)
+        line.add("proto_minor", ProtocolVersion.minor)
         if let database { line.add("database", database) }
-        return line.line
-    }
-
-    static func error(_ message: String) -> String {
-        var line = JSONLine(class: "ERROR")
-        line.add("message", message)
         return line.line
     }
 

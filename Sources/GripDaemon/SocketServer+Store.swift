@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import GripStore
 
 /// The store requests of protocol 1.2 on the socket thread: queries go to the `StoreReader` thread, changes to the
@@ -11,67 +12,53 @@ extension ServerLoop {
     static let importDataLimit = 65536
 
     /// LIST, SHOW, READ, STATS, HISTORY, PLAN: every authorized peer (root, the daemon's user, group griptrack).
-    mutating func ask(_ query: Result<StoreQuery, StoreProblem>, from client: Client) {
+    mutating func ask(_ query: StoreQuery, from client: Client) {
         guard let reader else {
-            return send(StoreProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
+            return send(RequestProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
         }
-        switch query {
-        case .failure(let problem):
-            send(problem.line, to: client)
-        case .success(let query):
-            guard client.queriesInFlight < Self.queriesInFlightLimit else {
-                return send(StoreProblem(
-                    code: .busy,
-                    message: "\(Self.queriesInFlightLimit) queries are waiting for their replies; read them first").line,
-                    to: client)
-            }
-            client.queriesInFlight += 1
-            reader.jobs.post(StoreJob(client: client.reference, query: query))
+        guard client.queriesInFlight < Self.queriesInFlightLimit else {
+            return send(RequestProblem(
+                code: .busy,
+                message: "\(Self.queriesInFlightLimit) queries are waiting for their replies; read them first").line,
+                to: client)
         }
+        client.queriesInFlight += 1
+        reader.jobs.post(StoreJob(client: client.reference, query: query))
     }
 
     /// DELETE: root or group griptrack-admin.
-    mutating func delete(_ request: ClientRequest, from client: Client) {
+    mutating func delete(_ id: RecordingID, from client: Client) {
         guard let recorder = server.recorder else {
-            return send(StoreProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
+            return send(RequestProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
         }
         guard admin(client, "deleting a recording") else { return }
-        switch StoreRequestParser.recordingID(request.id, for: "DELETE") {
-        case .failure(let problem): send(problem.line, to: client)
-        case .success(let id): recorder.requests.post(.change(client.reference, .delete(id)))
-        }
+        recorder.requests.post(.change(client.reference, .delete(id)))
     }
 
     /// PRO import: root or group griptrack-admin. Signed data longer than a request line comes in parts
     /// (`"more":true` on every part but the last); the daemon verifies it itself, then the recorder stores it.
-    mutating func importSigned(_ request: ClientRequest, from client: Client) {
+    mutating func importSigned(_ part: String, more: Bool, kind: SignedDataImportKind, from client: Client) {
         guard let recorder = server.recorder, let importer = server.importer else {
-            return send(StoreProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
+            return send(RequestProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
         }
         guard admin(client, "importing App Store signed data") else {
             client.importData = nil
             return
         }
-        let data = (client.importData ?? "") + (request.data ?? "")
+        let data = (client.importData ?? "") + part
         guard data.utf8.count <= Self.importDataLimit else {
             client.importData = nil
-            return send(StoreProblem(
+            return send(RequestProblem(
                 code: .invalid, message: "signed data longer than \(Self.importDataLimit) bytes; nothing was imported").line,
                 to: client)
         }
-        if request.more == true {
+        if more {
             client.importData = data
             return
         }
         client.importData = nil
         guard !data.isEmpty else {
-            return send(StoreProblem(code: .invalid, message: "PRO import needs \"data\": the signed data (a compact JWS)").line, to: client)
-        }
-        guard let kind = SignedDataImporter.Kind(rawValue: request.kind ?? "auto") else {
-            return send(StoreProblem(
-                code: .invalid,
-                message: "kind must be auto, transaction, renewal-info or notification, got \"\(request.kind ?? "")\"").line,
-                to: client)
+            return send(RequestProblem(code: .invalid, message: "PRO import needs \"data\": the signed data (a compact JWS)").line, to: client)
         }
         let reference = client.reference
         let replies = recorder.replies
@@ -90,7 +77,7 @@ extension ServerLoop {
     mutating func admin(_ client: Client, _ what: String) -> Bool {
         guard case .denied = server.authorization.decideAdmin(uid: client.uid, gids: client.gids) else { return true }
         logger.notice("Store change refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
-        send(StoreProblem(
+        send(RequestProblem(
             code: .notAuthorized,
             message: "not authorized: \(what) needs root or group \(server.authorization.adminGroupName) "
                 + "(`sudo usermod -aG \(server.authorization.adminGroupName) USER`, then log in again)").line,

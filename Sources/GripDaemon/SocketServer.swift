@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import GripBlueZ
+import GripProtocol
+import GripStore
 import GripStream
 import GripSync
 import Logging
@@ -18,8 +20,6 @@ import Synchronization
 /// (`LiveWatchers`). The thread sleeps in poll with no timeout, so streaming costs it no wake-ups and an idle
 /// daemon makes no periodic ones.
 final class SocketServer: Service, CustomStringConvertible {
-    /// The longest request line, in bytes (without the newline).
-    static let requestLimit = 4096
     /// Connections the kernel queues before the socket thread accepts them. The thread accepts every pending
     /// connection on each wake-up, so this only has to cover a burst between two wake-ups (a dashboard and a few
     /// CLIs reconnecting together); more than that is refused by the kernel (ECONNREFUSED/EAGAIN), not queued.
@@ -147,14 +147,6 @@ final class SocketServer: Service, CustomStringConvertible {
     }
 }
 
-/// How a watcher receives SAMPLES (WATCH `pace`, protocol 1.3).
-enum WatchPace: String, Sendable {
-    /// At most 25 lines a second, for displays (the default).
-    case batched
-    /// Each notification's samples as soon as they are decoded, for biofeedback and programs reacting to force.
-    case immediate
-}
-
 /// One connected client, owned by the socket thread.
 final class Client {
     let descriptor: Int32
@@ -164,7 +156,7 @@ final class Client {
     let uid: UInt32
     /// Primary and supplementary groups at connect time (for the admin decision).
     let gids: [UInt32]
-    var input = RequestLineBuffer(limit: SocketServer.requestLimit)
+    var input = RequestLineBuffer(limit: DaemonSocket.requestLimit)
     /// Queued bytes, written by this thread and (live lines, while watching) the consumer.
     let output: ClientOutput
     var watching = false
@@ -299,8 +291,8 @@ struct ServerLoop {
             case .allowed where full:
                 logger.warning("Client refused: too many clients", metadata: [
                     "client.pid": "\(client.pid)", "clients.connected": "\(clients.count - 1)"])
-                send(ProtocolMessage.error(
-                    "griptrackd serves at most \(server.maxClients) clients at once; close one and connect again"),
+                send(RequestProblem(
+                    message: "griptrackd serves at most \(server.maxClients) clients at once; close one and connect again").line,
                     to: client)
                 client.closeAfterFlush = true
             case .allowed:
@@ -308,7 +300,7 @@ struct ServerLoop {
                 send(ProtocolMessage.version(release: server.release, database: server.reader == nil ? nil : server.databasePath), to: client)
             case .denied(let reason):
                 logger.notice("Client refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
-                send(ProtocolMessage.error(reason), to: client)
+                send(RequestProblem(message: reason).line, to: client)
                 client.closeAfterFlush = true
             }
             if client.closeAfterFlush && client.pendingBytes == 0 { remove(client, reason: "refused") }
@@ -361,30 +353,22 @@ struct ServerLoop {
 
     private mutating func refuseOversized(_ client: Client) {
         client.input.discardAll()
-        send(ProtocolMessage.error("request longer than \(SocketServer.requestLimit) bytes; closing the connection"), to: client)
+        send(RequestProblem(message: "request longer than \(DaemonSocket.requestLimit) bytes; closing the connection").line, to: client)
         client.closeAfterFlush = true
         publishWatchers()
         logger.notice("Client sent an oversized request", metadata: ["client.pid": "\(client.pid)"])
     }
 
     private mutating func handle(_ line: [UInt8], from client: Client) {
-        let request: ClientRequest
-        switch ClientRequest.decode(line, with: decoder) {
+        let request: DaemonRequest
+        switch DaemonRequest.decode(line, now: Date()) {
         case nil: return  // a blank line
-        case .failure(let problem)?: return send(ProtocolMessage.error(problem.message), to: client)
+        case .failure(let problem)?: return send(problem.line, to: client)
         case .success(let decoded)?: request = decoded
         }
-        switch request.class {
-        case "WATCH":
-            let enable = request.enable ?? true
-            if let text = request.pace {
-                guard let pace = WatchPace(rawValue: text) else {
-                    return send(ProtocolMessage.error(
-                        "WATCH pace must be \"batched\" (≤ 25 SAMPLES lines a second) or \"immediate\" "
-                            + "(each notification's samples at once), got \"\(text)\""), to: client)
-                }
-                client.pace = pace
-            }
+        switch request {
+        case .watch(let enable, let pace):
+            if let pace { client.pace = pace }
             // The reply first: live lines follow it (and none follows a reply that ends watching).
             if !enable { setWatching(false, client) }
             send(ProtocolMessage.watch(enabled: enable, pace: client.pace), to: client)
@@ -394,57 +378,59 @@ struct ServerLoop {
                 server.device?.resume()
             }
             logger.debug("Client watch", metadata: ["client.pid": "\(client.pid)", "client.watching": "\(enable)"])
-        case "STATUS":
+        case .status:
             send(statusLine(), to: client)
             // The stored count may change outside the daemon (a CLI on the same file): re-read it for next time.
             server.recorder?.requests.post(.refreshAccess)
-        case "PRO" where request.action == "import":
-            importSigned(request, from: client)
-        case "RECORD", "STOP", "PRO":
-            forwardToRecorder(request, from: client)
-        case "DELETE":
-            delete(request, from: client)
-        case "WEB":
-            web(request, from: client)
-        case "TARE":
+        case .pro(.importSigned(let data, let more, let kind)):
+            importSigned(data, more: more, kind: kind, from: client)
+        case .record(let hand, let label, let save):
+            forwardToRecorder(request, from: client) { .record($0, hand: hand, label: label, save: save) }
+        case .stop:
+            forwardToRecorder(request, from: client) { .stop($0) }
+        case .pro(let action):
+            forwardToRecorder(request, from: client) { client in
+                switch action {
+                case .grant(let note, let expires): .pro(client, .grant(note: note, expires: expires))
+                case .revoke: .pro(client, .revoke)
+                case .status, .importSigned: .pro(client, .status)
+                }
+            }
+        case .delete(let id):
+            delete(RecordingID(rawValue: id), from: client)
+        case .web(let action):
+            web(action, from: client)
+        case .tare:
             // Answered by the radio's control task once the write is done; the reply comes back through the reply mailbox.
             guard let device = server.device else {
-                return send(ProtocolMessage.error(DeviceRequests.noDeviceForTare), to: client)
+                return send(RequestProblem(message: DeviceRequests.noDeviceForTare).line, to: client)
             }
             device.tare(forClient: client.id)
-        default:
-            if let query = StoreRequestParser.query(
-                class: request.class, id: request.id, from: request.from, limit: request.limit)
-            {
-                return ask(query, from: client)
-            }
-            send(ProtocolMessage.error(
-                "unknown request class \"\(request.class)\"; expected WATCH, STATUS, RECORD, STOP, TARE, PRO, LIST, "
-                    + "SHOW, READ, STATS, HISTORY, PLAN, DELETE or WEB"), to: client)
+        case .list(let limit): ask(.list(limit: limit), from: client)
+        case .show(let id): ask(.show(RecordingID(rawValue: id)), from: client)
+        case .read(let id, let from): ask(.read(RecordingID(rawValue: id), fromSequence: from), from: client)
+        case .stats: ask(.stats, from: client)
+        case .history: ask(.history, from: client)
+        case .plan: ask(.plan, from: client)
         }
     }
 
     /// RECORD, STOP and PRO run on the recorder thread (the store's only writer); their replies come back through
-    /// the reply mailbox. Malformed fields and unauthorized admin requests are answered here.
-    private mutating func forwardToRecorder(_ request: ClientRequest, from client: Client) {
+    /// the reply mailbox. Unauthorized admin requests are answered here.
+    private mutating func forwardToRecorder(
+        _ request: DaemonRequest, from client: Client, _ makeRequest: (ClientReference) -> RecorderRequest
+    ) {
         guard let recorder = server.recorder else {
-            return send(ProtocolMessage.error("this daemon has no recordings database; \(request.class) is unavailable"), to: client)
+            return send(RequestProblem(
+                message: "this daemon has no recordings database; \(request.className) is unavailable").line, to: client)
         }
-        switch RecorderRequestParser.parse(
-            class: request.class, hand: request.hand, label: request.label, save: request.save, action: request.action,
-            note: request.note, expires: request.expires, client: client.reference, now: Date())
+        if case .pro(let action) = request, action != .status,
+            case .denied(let reason) = server.authorization.decideAdmin(uid: client.uid, gids: client.gids)
         {
-        case .failure(let problem):
-            send(ProtocolMessage.error(problem.message), to: client)
-        case .success(let parsed):
-            if case .pro(_, let action) = parsed, action != .status,
-                case .denied(let reason) = server.authorization.decideAdmin(uid: client.uid, gids: client.gids)
-            {
-                logger.notice("Pro change refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
-                return send(ProtocolMessage.error(reason), to: client)
-            }
-            recorder.requests.post(parsed)
+            logger.notice("Pro change refused", metadata: ["client.pid": "\(client.pid)", "client.uid": "\(client.uid)"])
+            return send(RequestProblem(message: reason).line, to: client)
         }
+        recorder.requests.post(makeRequest(client.reference))
     }
 
     /// Sends the recorder's replies and reports.

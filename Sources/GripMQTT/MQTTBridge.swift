@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GripProtocol
 import Logging
 import Synchronization
 
@@ -237,13 +238,13 @@ private struct BridgeLoop {
         awaiting = nil
         if loggedDaemonTrouble { logger.info("MQTT bridge reached griptrackd", metadata: ["socket.path": "\(bridge.socketPath)"]) }
         loggedDaemonTrouble = false
-        send("{\"class\":\"WATCH\",\"enable\":true}")
+        send(.watch(enable: true, pace: nil))
         requestStatus()
     }
 
-    private mutating func send(_ line: String) {
+    private mutating func send(_ request: DaemonRequest) {
         guard daemon >= 0 else { return }
-        let bytes = Array((line + "\n").utf8)
+        let bytes = Array(request.line.utf8)
         let written = bytes.withUnsafeBytes { write(daemon, $0.baseAddress, $0.count) }
         if written != bytes.count {
             // The daemon reads requests at once; a full socket means it is stuck or gone: start over.
@@ -254,7 +255,7 @@ private struct BridgeLoop {
 
     private mutating func requestStatus() {
         lastStatusAt = Self.nowMicros()
-        send("{\"class\":\"STATUS\"}")
+        send(.status)
     }
 
     private mutating func readDaemon() {
@@ -402,9 +403,9 @@ private struct BridgeLoop {
                 continue
             }
             switch command {
-            case .tare: send("{\"class\":\"TARE\"}")
-            case .record: send("{\"class\":\"RECORD\",\"save\":true}")
-            case .stop: send("{\"class\":\"STOP\"}")
+            case .tare: send(.tare)
+            case .record: send(.record(hand: nil, label: nil, save: true))
+            case .stop: send(.stop)
             }
             awaiting = (command, Self.nowMicros())
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GripAnalysis
 
 extension RecordingStore {
     /// Starts a recording if the admission policy allows one more stored recording.

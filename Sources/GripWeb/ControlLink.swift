@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import NIOCore
 
 /// The web layer's one long-lived connection for RECORD, STOP and TARE.
@@ -9,8 +10,7 @@ import NIOCore
 /// the next request (a recording it had started has then ended, as for any client that goes away).
 final class ControlLink: Sendable {
     private struct Job: Sendable {
-        var request: String
-        var replyClass: String
+        var request: DaemonRequest
         var reply: CheckedContinuation<ByteBuffer, any Error>
     }
 
@@ -25,9 +25,9 @@ final class ControlLink: Sendable {
 
     /// Sends `request` and returns its reply line (of class `replyClass`, or ERROR).
     /// - Throws: `WebError.daemonUnavailable` or `.daemonClosed`.
-    func ask(_ request: String, replyClass: String) async throws -> ByteBuffer {
+    func ask(_ request: DaemonRequest) async throws -> ByteBuffer {
         try await withCheckedThrowingContinuation { continuation in
-            if case .terminated = submit.yield(Job(request: request, replyClass: replyClass, reply: continuation)) {
+            if case .terminated = submit.yield(Job(request: request, reply: continuation)) {
                 continuation.resume(throwing: WebError.daemonClosed)
             }
         }
@@ -54,11 +54,11 @@ final class ControlLink: Sendable {
                 try await channel.executeThenClose { inbound, outbound in
                     var lines = inbound.makeAsyncIterator()
                     while let job = current {
-                        try await outbound.write(ByteBuffer(string: job.request + "\n"))
+                        try await outbound.write(ByteBuffer(string: job.request.line))
                         var answer: ByteBuffer?
                         while answer == nil, let line = try await lines.next() {
                             let lineClass = DaemonLink.lineClass(line)
-                            if lineClass == job.replyClass || lineClass == "ERROR" { answer = line }
+                            if lineClass == job.request.className || lineClass == "ERROR" { answer = line }
                         }
                         guard let answer else { throw WebError.daemonClosed }
                         job.reply.resume(returning: answer)

@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import NIOCore
 import NIOPosix
 
@@ -47,11 +48,16 @@ enum DaemonLink {
     /// Sends one request on a fresh connection and returns its reply line (the first line of class `replyClass`,
     /// or an `ERROR`), then closes it.
     /// - Throws: `WebError.daemonUnavailable`, `.daemonClosed`.
-    static func ask(path: String, _ request: String, replyClass: String) async throws -> ByteBuffer {
+    static func ask(path: String, _ request: DaemonRequest) async throws -> ByteBuffer {
+        try await ask(path: path, line: request.line, replyClass: request.className)
+    }
+
+    /// ``ask(path:_:)`` with the request line as written, newline included (the tests send malformed ones too).
+    static func ask(path: String, line request: String, replyClass: String) async throws -> ByteBuffer {
         let channel = try await connect(path: path)
         return try await channel.executeThenClose { inbound, outbound in
             var lines = inbound.makeAsyncIterator()
-            try await outbound.write(ByteBuffer(string: request + "\n"))
+            try await outbound.write(ByteBuffer(string: request))
             while let line = try await lines.next() {
                 switch lineClass(line) {
                 case replyClass?, "ERROR"?: return line

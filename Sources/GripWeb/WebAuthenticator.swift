@@ -1,5 +1,6 @@
 import Foundation
 import GripDaemon
+import GripProtocol
 import GripStore
 import HTTPTypes
 import Hummingbird

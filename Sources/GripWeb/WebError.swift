@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import Hummingbird
 
 /// Every error the web app answers with: a status and a JSON body `{"error": "..."}` whose message says what to do

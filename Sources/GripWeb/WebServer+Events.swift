@@ -1,5 +1,6 @@
 import Foundation
 import GripDaemon
+import GripProtocol
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -17,9 +18,9 @@ extension WebServer {
         let caller = try authenticator.require(.watch, request)
         // The daemon's WATCH pace (docs/protocol.md): batched (≤ 25 SAMPLES lines a second) suits a display; a
         // program reacting to the force may ask for each notification's samples at once.
-        let pace = request.uri.queryParameters["pace"].map(String.init) ?? "batched"
-        guard pace == "batched" || pace == "immediate" else {
-            throw WebError.badRequest("pace must be batched or immediate, got \(pace)")
+        let paceName = request.uri.queryParameters["pace"].map(String.init) ?? "batched"
+        guard let pace = WatchPace(rawValue: paceName) else {
+            throw WebError.badRequest("pace must be batched or immediate, got \(paceName)")
         }
         try await context.channel.setOption(
             ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.eventSendBufferBytes)
@@ -39,7 +40,7 @@ extension WebServer {
             let reader = Task {
                 var overflowed = false
                 try? await daemon.executeThenClose { inbound, outbound in
-                    try await outbound.write(ByteBuffer(string: #"{"class":"WATCH","enable":true,"pace":"\#(pace)"}"# + "\n"))
+                    try await outbound.write(ByteBuffer(string: DaemonRequest.watch(enable: true, pace: pace).line))
                     for try await line in inbound {
                         if let hash = caller.secretHash, !access.isValid(secretHash: hash) { break }
                         guard let lineClass = DaemonLink.lineClass(line) else { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import GripDaemon
+import GripProtocol
 import GripStore
 import Hummingbird
 import NIOCore
@@ -19,25 +20,25 @@ extension WebServer {
         router.get("/api/session") { request, _ in try self.session(request) }
         router.get("/api/status") { request, _ in
             _ = try self.authenticator.require(.watch, request)
-            return try await self.forward(#"{"class":"STATUS"}"#, replyClass: "STATUS")
+            return try await self.forward(.status)
         }
         router.get("/api/plan") { request, _ in
             _ = try self.authenticator.require(.watch, request)
-            return try await self.forward(#"{"class":"PLAN"}"#, replyClass: "PLAN")
+            return try await self.forward(.plan)
         }
         router.get("/api/recordings") { request, _ in
             _ = try self.authenticator.require(.watch, request)
-            var query = #"{"class":"LIST""#
+            var limit: Int?
             if let text = request.uri.queryParameters["limit"].map(String.init) {
-                guard let limit = Int(text), limit >= 1 else { throw WebError.badRequest("limit must be a whole number ≥ 1, got \(text)") }
-                query += #","limit":\#(limit)"#
+                guard let number = Int(text), number >= 1 else { throw WebError.badRequest("limit must be a whole number ≥ 1, got \(text)") }
+                limit = number
             }
-            return try await self.forward(query + "}", replyClass: "LIST")
+            return try await self.forward(.list(limit: limit))
         }
         router.get("/api/recordings/:id") { request, context in
             _ = try self.authenticator.require(.watch, request)
             let id = try Self.recordingID(context)
-            return try await self.forward(#"{"class":"SHOW","id":\#(id)}"#, replyClass: "SHOW")
+            return try await self.forward(.show(id: id))
         }
         router.get("/api/recordings/:id/samples") { request, context in
             _ = try self.authenticator.require(.watch, request)
@@ -56,28 +57,31 @@ extension WebServer {
         router.post("/api/record") { request, _ in
             _ = try self.authenticator.require(.record, request)
             let fields = try await Self.jsonBody(request)
-            var line = #"{"class":"RECORD""#
+            var texts: [String: String] = [:]
             for key in ["hand", "label"] {
                 guard let value = fields[key] else { continue }
                 guard let text = value as? String else { throw WebError.badRequest("\(key) must be a string") }
-                if text.isEmpty { continue }
-                line += "," + Self.jsonString(key) + ":" + Self.jsonString(text)
+                if !text.isEmpty { texts[key] = text }
             }
-            if let save = fields["save"] {
-                guard let flag = save as? Bool else { throw WebError.badRequest("save must be true or false") }
-                line += #","save":\#(flag)"#
+            var save: Bool?
+            if let value = fields["save"] {
+                guard let flag = value as? Bool else { throw WebError.badRequest("save must be true or false") }
+                save = flag
             }
-            return try await self.command(line + "}", replyClass: "RECORD")
+            switch DaemonRequest.record(hand: texts["hand"], label: texts["label"], save: save) {
+            case .success(let record): return try await self.command(record)
+            case .failure(let problem): throw WebError.badRequest(problem.message)
+            }
         }
         router.post("/api/stop") { request, _ in
             _ = try self.authenticator.require(.record, request)
             _ = try await Self.jsonBody(request)
-            return try await self.command(#"{"class":"STOP"}"#, replyClass: "STOP")
+            return try await self.command(.stop)
         }
         router.post("/api/tare") { request, _ in
             _ = try self.authenticator.require(.record, request)
             _ = try await Self.jsonBody(request)
-            return try await self.command(#"{"class":"TARE"}"#, replyClass: "TARE")
+            return try await self.command(.tare)
         }
     }
 
@@ -115,13 +119,13 @@ extension WebServer {
     // MARK: - Forwarding
 
     /// A query on a connection of its own; the daemon's reply line is the body.
-    func forward(_ line: String, replyClass: String) async throws -> Response {
-        try Self.reply(try await DaemonLink.ask(path: settings.socketPath, line, replyClass: replyClass))
+    func forward(_ request: DaemonRequest) async throws -> Response {
+        try Self.reply(try await DaemonLink.ask(path: settings.socketPath, request))
     }
 
     /// RECORD, STOP and TARE go through the one long-lived connection (``ControlLink``).
-    func command(_ line: String, replyClass: String) async throws -> Response {
-        try Self.reply(try await control.ask(line, replyClass: replyClass))
+    func command(_ request: DaemonRequest) async throws -> Response {
+        try Self.reply(try await control.ask(request))
     }
 
     /// A daemon line as a response: 200 with the line, or the error its ERROR `code` maps to.
@@ -147,7 +151,7 @@ extension WebServer {
             var forces: [Substring] = []
             var from: Int? = 0
             while let page = from {
-                try await outbound.write(ByteBuffer(string: #"{"class":"READ","id":\#(id),"from":\#(page)}"# + "\n"))
+                try await outbound.write(ByteBuffer(string: DaemonRequest.read(id: id, from: page).line))
                 var reply: ByteBuffer?
                 while reply == nil, let line = try await lines.next() {
                     let lineClass = DaemonLink.lineClass(line)
@@ -190,12 +194,6 @@ extension WebServer {
             throw WebError.badRequest("the body must be a JSON object, e.g. {\"hand\":\"left\",\"label\":\"max hangs\"}")
         }
         return object
-    }
-
-    static func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        let array = String(decoding: data, as: UTF8.self)
-        return String(array.dropFirst().dropLast())
     }
 
     /// The text inside `"key":[…]` of a daemon line (its numbers as the daemon wrote them).

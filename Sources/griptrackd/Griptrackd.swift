@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GripConfig
 import GripDaemon
+import GripProtocol
 import GripSync
 import GripWeb
 import Logging
@@ -53,7 +54,7 @@ struct Griptrackd: AsyncParsableCommand {
     var db: String = DaemonConfiguration.defaultDatabasePath
 
     @Option(name: .long, help: ArgumentHelp("Unix socket to listen on.", valueName: "path"))
-    var socket: String = DaemonConfiguration.defaultSocketPath
+    var socket: String = DaemonSocket.defaultPath
 
     @Option(name: .long, help: ArgumentHelp("Bluetooth address of the device (AA:BB:CC:DD:EE:FF); overrides [device] address.", valueName: "address"))
     var device: String?

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripAnalysis
+import GripProtocol
 import GripStream
 import Testing
 

@@ -1,3 +1,4 @@
+import GripProtocol
 import Testing
 
 @testable import GripDaemon

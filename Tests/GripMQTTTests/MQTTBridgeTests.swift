@@ -105,7 +105,8 @@ struct MQTTBridgeTests {
             #expect(later.time - earlier.time >= 0.4, "force messages \(later.time - earlier.time) s apart")
         }
         if let first = forces.first, let last = forces.last {
-            #expect(Double(forces.count) <= (last.time - first.time) * 2 + 1)
+            // At most two a second; the first and the last may each be shifted by the same delay as above.
+            #expect(Double(forces.count) <= (last.time - first.time + 0.2) * 2 + 1)
         }
         let maximum = peaks.max() ?? 0
         #expect(forces.allSatisfy { Float($0.payload).map { $0 > -1 && $0 <= maximum } ?? false })

@@ -60,7 +60,7 @@ final class WebHarness: Sendable {
     /// One WEB request through the daemon's socket (the test runs as root: an admin, unless `configure` said
     /// otherwise), its reply as JSON.
     func admin(_ request: String) async throws -> [String: Any] {
-        let line = try await DaemonLink.ask(path: socketPath, request, replyClass: "WEB")
+        let line = try await DaemonLink.ask(path: socketPath, line: request + "\n", replyClass: "WEB")
         let object = try JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any]
         guard let object else { throw HarnessError("not a JSON object: \(String(buffer: line))") }
         return object

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import griptrack
+@testable import GripProtocol
 
 /// The pure parts of `griptrack record`: parsing protocol lines, folding them into `RecordState`, the screen and
 /// the final summary.
@@ -28,38 +29,38 @@ struct RecordScreenTests {
     static func folded() throws -> (state: RecordState, plain: [String]) {
         var state = RecordState()
         var plain: [String] = []
-        for line in lines { plain += state.apply(try DaemonMessage.parse(line)) }
+        for line in lines { plain += state.apply(try #require(DaemonMessage.parse(line))) }
         return (state, plain)
     }
 
     @Test("every protocol 1.1 class parses into its typed message; unknown classes are kept, not rejected")
     func parsing() throws {
-        #expect(try DaemonMessage.parse(Self.lines[0]) == .version(.init(release: "0.1.0", protoMajor: 1, protoMinor: 1)))
-        #expect(try DaemonMessage.parse(Self.lines[4]) == .samples(times: [10.0, 10.5], kilograms: [0.2, 18.0]))
-        #expect(try DaemonMessage.parse(Self.lines[2]) == .record(.init(
+        #expect(DaemonMessage.parse(Self.lines[0]) == .version(.init(release: "0.1.0", protoMajor: 1, protoMinor: 1)))
+        #expect(DaemonMessage.parse(Self.lines[4]) == .samples(times: [10.0, 10.5], kilograms: [0.2, 18.0]))
+        #expect(DaemonMessage.parse(Self.lines[2]) == .record(.init(
             event: "started", saving: true, id: 12, access: "Free: 3 of 5 recordings stored")))
-        #expect(try DaemonMessage.parse(#"{"class":"RECORD","event":"refused","reason":"full","stored":5,"limit":5}"#)
+        #expect(DaemonMessage.parse(#"{"class":"RECORD","event":"refused","reason":"full","stored":5,"limit":5}"#)
             == .record(.init(event: "refused", reason: "full", stored: 5, limit: 5)))
-        #expect(try DaemonMessage.parse(#"{"class":"STOP","event":"saved","id":12,"samples":4210,"efforts":3,"max_kg":31.2,"avg_kg":29.8}"#)
+        #expect(DaemonMessage.parse(#"{"class":"STOP","event":"saved","id":12,"samples":4210,"efforts":3,"max_kg":31.2,"avg_kg":29.8}"#)
             == .stop(.init(event: "saved", id: 12, samples: 4210, efforts: 3, maxKg: 31.2, avgKg: 29.8)))
-        #expect(try DaemonMessage.parse(#"{"class":"RECORDER","event":"saved","id":12,"explicit":true,"samples":4210,"efforts":3}"#)
+        #expect(DaemonMessage.parse(#"{"class":"RECORDER","event":"saved","id":12,"explicit":true,"samples":4210,"efforts":3}"#)
             == .recorder(.init(event: "saved", id: 12, explicit: true, samples: 4210, efforts: 3)))
-        #expect(try DaemonMessage.parse(#"{"class":"TARE","ok":true}"#) == .tare(ok: true))
-        #expect(try DaemonMessage.parse(#"{"class":"PRO","pro":true,"reason":"Pro: early access for everyone","stored":7,"limit":5}"#)
+        #expect(DaemonMessage.parse(#"{"class":"TARE","ok":true}"#) == .tare(ok: true))
+        #expect(DaemonMessage.parse(#"{"class":"PRO","pro":true,"reason":"Pro: early access for everyone","stored":7,"limit":5}"#)
             == .pro(.init(pro: true, reason: "Pro: early access for everyone", stored: 7, limit: 5)))
-        #expect(try DaemonMessage.parse(#"{"class":"ERROR","message":"no recording in progress"}"#)
+        #expect(DaemonMessage.parse(#"{"class":"ERROR","message":"no recording in progress"}"#)
             == .error(message: "no recording in progress"))
-        #expect(try DaemonMessage.parse(#"{"class":"DEVICE","event":"battery","battery_mv":3912}"#)
+        #expect(DaemonMessage.parse(#"{"class":"DEVICE","event":"battery","battery_mv":3912}"#)
             == .device(.init(event: "battery", batteryMv: 3912)))
-        #expect(try DaemonMessage.parse(#"{"class":"RECORDING","event":"end","start":1.15,"end":62.0,"efforts":6,"max_kg":22.39,"avg_kg":21.3,"false_starts":0}"#)
+        #expect(DaemonMessage.parse(#"{"class":"RECORDING","event":"end","start":1.15,"end":62.0,"efforts":6,"max_kg":22.39,"avg_kg":21.3,"false_starts":0}"#)
             == .recording(.init(event: "end", start: 1.15, end: 62.0, efforts: 6, maxKg: 22.39, avgKg: 21.3)))
-        guard case .status(let status) = try DaemonMessage.parse(Self.lines[1]) else { Issue.record("not STATUS"); return }
+        guard case .status(let status) = DaemonMessage.parse(Self.lines[1]) else { Issue.record("not STATUS"); return }
         #expect(status.device?.batteryMv == 3921)
         #expect(status.recorder?.state == "idle")
         #expect(status.access?.reason == "Free: 2 of 5 recordings stored")
-        #expect(try DaemonMessage.parse(Self.lines[15]) == .unknown(class: "FUTURE"))
-        #expect(throws: DaemonClientError.malformed(line: "not json")) { try DaemonMessage.parse("not json") }
-        #expect(throws: DaemonClientError.malformed(line: #"{"class":"EFFORT"}"#)) { try DaemonMessage.parse(#"{"class":"EFFORT"}"#) }
+        #expect(DaemonMessage.parse(Self.lines[15]) == .unknown(class: "FUTURE"))
+        #expect(DaemonMessage.parse("not json") == nil)
+        #expect(DaemonMessage.parse(#"{"class":"EFFORT"}"#) == nil)
     }
 
     @Test("the fold keeps device, plan, forces and efforts, and yields one plain line per effort and device change")
@@ -141,7 +142,7 @@ struct RecordScreenTests {
         var state = RecordState()
         #expect(RecordScreen.render(state, width: 60, height: 12).hasPrefix("griptrack record · starting"))
         #expect(RecordScreen.render(state, width: 60, height: 12).contains("No efforts yet: pull to start one."))
-        state.apply(try DaemonMessage.parse(#"{"class":"RECORD","event":"started","saving":false}"#))
+        state.apply(try #require(DaemonMessage.parse(#"{"class":"RECORD","event":"started","saving":false}"#)))
         state.stopping = true
         let screen = RecordScreen.render(state, width: 60, height: 12)
         #expect(screen.hasPrefix("griptrack record · live view, not saved"))

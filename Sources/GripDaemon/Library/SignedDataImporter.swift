@@ -1,25 +1,11 @@
 import Foundation
 import GripConfig
 import GripEntitlements
+import GripProtocol
 
 /// Verifies App Store signed data for PRO import (protocol 1.2) with the daemon's own `[app_store]` settings: the
 /// daemon never trusts a client's verification.
 final class SignedDataImporter: Sendable {
-    /// What the data is said to be.
-    enum Kind: String, Sendable {
-        case auto, transaction, renewalInfo = "renewal-info", notification
-
-        /// The verifier's kind; `nil` (auto) tells by the payload.
-        var signedDataKind: SignedDataKind? {
-            switch self {
-            case .auto: nil
-            case .transaction: .transaction
-            case .renewalInfo: .renewalInfo
-            case .notification: .notification
-            }
-        }
-    }
-
     private let config: GriptrackConfig
     private let verifier: AppStoreVerifier?
     private let problem: String?
@@ -37,19 +23,19 @@ final class SignedDataImporter: Sendable {
     }
 
     /// Verifies `jws` off the socket thread and hands the outcome to `done` (on a task of the cooperative pool).
-    func verify(_ jws: String, as kind: Kind, done: @escaping @Sendable (Result<VerifiedSignedData, StoreProblem>) -> Void) {
+    func verify(_ jws: String, as kind: SignedDataImportKind, done: @escaping @Sendable (Result<VerifiedSignedData, RequestProblem>) -> Void) {
         guard let verifier else {
-            return done(.failure(StoreProblem(code: .store, message: problem ?? "no verifier")))
+            return done(.failure(RequestProblem(code: .store, message: problem ?? "no verifier")))
         }
         let config = config
         Task {
             let now = Date()
             do throws(VerificationFailure) {
-                let verified = try await verifier.verify(jws, as: kind.signedDataKind, now: now)
+                let verified = try await verifier.verify(jws, as: SignedDataKind(argumentName: kind.rawValue), now: now)
                 try config.checkAccountBinding(verified)
                 done(.success(verified))
             } catch {
-                done(.failure(StoreProblem(code: .rejected, message: "\(error.description) Nothing was changed.")))
+                done(.failure(RequestProblem(code: .rejected, message: "\(error.description) Nothing was changed.")))
             }
         }
     }

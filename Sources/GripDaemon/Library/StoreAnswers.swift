@@ -1,5 +1,6 @@
 import Foundation
 import GripEntitlements
+import GripProtocol
 import GripStore
 
 /// Answers store queries (protocol 1.2) under the daemon's plan: the free plan's history shows the newest
@@ -17,14 +18,14 @@ struct StoreAnswers {
 
     /// The reply line for `query`, or the ERROR line.
     func answer(_ query: StoreQuery, now: Date) -> String {
-        do throws(StoreProblem) {
+        do throws(RequestProblem) {
             return try reply(query, now: now)
         } catch {
             return error.line
         }
     }
 
-    private func reply(_ query: StoreQuery, now: Date) throws(StoreProblem) -> String {
+    private func reply(_ query: StoreQuery, now: Date) throws(RequestProblem) -> String {
         let status = try call { () throws(GripStoreError) in try store.accessStatus(access, now: now) }
         let shown = status.access.isPro ? nil : status.freeLimit
         switch query {
@@ -49,7 +50,7 @@ struct StoreAnswers {
             return ProtocolMessage.stats(stats, status: status)
         case .history:
             guard status.access.isPro else {
-                throw StoreProblem(code: .proRequired, message: "trends and comparisons need Pro (\(status.access.reason))")
+                throw RequestProblem(code: .proRequired, message: "trends and comparisons need Pro (\(status.access.reason))")
             }
             let recordings = try call { () throws(GripStoreError) in try store.analysedRecordings(limit: nil) }
             return ProtocolMessage.history(recordings)
@@ -57,14 +58,14 @@ struct StoreAnswers {
     }
 
     /// The row of a recording the plan shows; not found and hidden are refusals.
-    private func visibleRow(_ id: RecordingID, shown: Int?) throws(StoreProblem) -> RecordingRow {
+    private func visibleRow(_ id: RecordingID, shown: Int?) throws(RequestProblem) -> RecordingRow {
         guard let row = try call({ () throws(GripStoreError) in try store.recording(id) }) else {
-            throw StoreProblem(code: .notFound, message: GripStoreError.recordingNotFound(id).description)
+            throw RequestProblem(code: .notFound, message: GripStoreError.recordingNotFound(id).description)
         }
         if let shown {
             let visible = try call { () throws(GripStoreError) in try store.listRecordings(limit: shown) }
             guard visible.visible.contains(where: { $0.id == id }) else {
-                throw StoreProblem(
+                throw RequestProblem(
                     code: .proRequired,
                     message: "Recording \(id) is hidden: the free plan shows the last \(shown) recordings. It is kept, "
                         + "not deleted; with Pro it shows again.")
@@ -73,13 +74,13 @@ struct StoreAnswers {
         return row
     }
 
-    private func call<T>(_ body: () throws(GripStoreError) -> T) throws(StoreProblem) -> T {
+    private func call<T>(_ body: () throws(GripStoreError) -> T) throws(RequestProblem) -> T {
         do {
             return try body()
         } catch .recordingNotFound(let id) {
-            throw StoreProblem(code: .notFound, message: GripStoreError.recordingNotFound(id).description)
+            throw RequestProblem(code: .notFound, message: GripStoreError.recordingNotFound(id).description)
         } catch {
-            throw StoreProblem(code: .store, message: error.description)
+            throw RequestProblem(code: .store, message: error.description)
         }
     }
 }

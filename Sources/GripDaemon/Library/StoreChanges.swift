@@ -1,5 +1,6 @@
 import Foundation
 import GripEntitlements
+import GripProtocol
 import GripStore
 
 /// App Store signed data verified by the daemon (PRO import), ready for the recorder to store.
@@ -23,14 +24,14 @@ enum StoreChanges {
         switch change {
         case .delete(let id):
             if id == openRecording {
-                return StoreProblem(code: .busy, message: "recording \(id) is being recorded; stop it first (`griptrack record` Ctrl-C, or STOP)").line
+                return RequestProblem(code: .busy, message: "recording \(id) is being recorded; stop it first (`griptrack record` Ctrl-C, or STOP)").line
             }
             do {
                 guard try store.delete(id) else {
-                    return StoreProblem(code: .notFound, message: GripStoreError.recordingNotFound(id).description).line
+                    return RequestProblem(code: .notFound, message: GripStoreError.recordingNotFound(id).description).line
                 }
             } catch {
-                return StoreProblem(code: .store, message: error.description).line
+                return RequestProblem(code: .store, message: error.description).line
             }
             return ProtocolMessage.deleted(id, status: try? store.accessStatus(access, now: now))
         case .importSigned(let data):
@@ -38,7 +39,7 @@ enum StoreChanges {
                 let result = try store.importVerified(data.verified, jws: data.jws, context: access, actor: actor, now: now)
                 return ProtocolMessage.imported(result)
             } catch {
-                return StoreProblem(code: .store, message: error.description).line
+                return RequestProblem(code: .store, message: error.description).line
             }
         }
     }

@@ -1,4 +1,5 @@
 import GripBlueZ
+import GripProtocol
 import GripWire
 import Logging
 

@@ -1,3 +1,4 @@
+import GripProtocol
 import Synchronization
 
 /// What the socket thread may ask of the radio, answered by the control task.
@@ -25,7 +26,7 @@ final class DeviceRequests: Sendable {
     func tare(forClient client: Int) {
         let outbox = outbox
         send(.tare { error in
-            outbox.post(DaemonReply(target: .client(client), line: error.map(ProtocolMessage.error) ?? ProtocolMessage.tare()))
+            outbox.post(DaemonReply(target: .client(client), line: error.map { RequestProblem(message: $0).line } ?? ProtocolMessage.tare()))
         })
     }
 

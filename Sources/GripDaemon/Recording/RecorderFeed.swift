@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripStore
 import GripStream
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripAnalysis
+import GripProtocol
 import GripStore
 import GripStream
 import Logging
@@ -481,7 +482,7 @@ struct RecorderLoop {
         case .stopped(let outcome):
             return ProtocolMessage.stopped(finished(outcome))
         case .error(let message):
-            return ProtocolMessage.error(message)
+            return RequestProblem(message: message).line
         }
     }
 
@@ -552,12 +553,12 @@ struct RecorderLoop {
                 logger.notice("Pro revoked", metadata: ["pro.actor": "\(actor)", "pro.removed": "\(removed)"])
             }
         } catch {
-            return reply(client, ProtocolMessage.error("\(error)"))
+            return reply(client, RequestProblem(message: "\(error)").line)
         }
         refreshAccess()
         publish()
         guard let access else {
-            return reply(client, ProtocolMessage.error("could not read the entitlement state; see the daemon's log"))
+            return reply(client, RequestProblem(message: "could not read the entitlement state; see the daemon's log").line)
         }
         reply(client, ProtocolMessage.pro(access))
     }

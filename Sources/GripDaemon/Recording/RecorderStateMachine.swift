@@ -1,4 +1,5 @@
 import GripAnalysis
+import GripProtocol
 import GripStore
 
 /// Every decision the daemon's recorder makes, as a pure value: it reads no clock, does no I/O and touches no

@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import GripStore
 import Logging
 import Synchronization

@@ -7,3 +7,16 @@ public enum SignedDataKind: String, Hashable, Sendable, Codable, CaseIterable {
     /// A `ResponseBodyV2DecodedPayload` (an App Store Server Notification V2 `signedPayload`).
     case notification
 }
+
+extension SignedDataKind {
+    /// The kind as `griptrack pro import --as` and the socket's PRO import `kind` name it: `transaction`,
+    /// `renewal-info` or `notification`; nil for `auto` (the payload tells) or any other name.
+    public init?(argumentName: String) {
+        switch argumentName {
+        case "transaction": self = .transaction
+        case "renewal-info": self = .renewalInfo
+        case "notification": self = .notification
+        default: return nil
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 
 /// What is known about a recording when it starts.
 public struct RecordingDraft: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 
 /// A stored recording as the history shows it.
 public struct RecordingRow: Sendable, Equatable, Identifiable {

@@ -8,9 +8,3 @@ public enum RecordingState: String, Sendable, Codable, CaseIterable {
     /// committed sample chunk.
     case recovered
 }
-
-/// The hand a recording was made with, when the user said so.
-public enum Hand: String, Sendable, Codable, CaseIterable {
-    case left
-    case right
-}

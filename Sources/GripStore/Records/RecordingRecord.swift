@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GripAnalysis
 
 /// A row of the `recording` table.
 struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GripConfig
 import GripEntitlements
+import GripProtocol
 import GripStore
 
 /// Options every store command shares: the database, the configuration, and JSON output.
@@ -167,7 +168,7 @@ struct DateArgument: ExpressibleByArgument {
     var date: Date
 
     init?(argument: String) {
-        guard let date = ManualOverride.expiry(from: argument) else { return nil }
+        guard let date = ExpiryText.date(from: argument) else { return nil }
         self.date = date
     }
 

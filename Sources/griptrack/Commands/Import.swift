@@ -195,7 +195,7 @@ extension Griptrack {
                 draft = RecordingDraft(
                     startedAt: startedAt, device: field("device") ?? "griptrack export \(name)",
                     profile: field("profile") ?? "Tindeq Progressor",
-                    hand: field(GriptrackCSV.handField).flatMap { GripStore.Hand(rawValue: $0) },
+                    hand: field(GriptrackCSV.handField).flatMap { Hand(rawValue: $0) },
                     label: field(GriptrackCSV.labelField))
             }
             var figures = ImportedFigures(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripEntitlements
+import GripProtocol
 import GripStore
 
 extension Griptrack.Pro {
@@ -23,14 +24,14 @@ extension Griptrack.Pro {
         var file: String
 
         @Option(name: .customLong("as"), help: "What the data is: auto, transaction, renewal-info or notification.")
-        var kind: SignedDataInput.Kind = .auto
+        var kind: SignedDataImportKind = .auto
 
         func run() async throws {
             let jws = try SignedDataInput.read(file)
             let library = try LibraryChoice.open(common: common, socket: place)
             if let daemon = library as? DaemonLibrary {
                 // griptrackd verifies the data itself with its own [app_store] settings, then stores it.
-                let reply = try daemon.importSigned(jws, kind: kind.rawValue)
+                let reply = try daemon.importSigned(jws, kind: kind)
                 if common.json {
                     try printJSON(ImportJSON(reply, database: library.database))
                     return

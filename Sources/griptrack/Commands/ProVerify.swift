@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripEntitlements
+import GripProtocol
 
 extension Griptrack.Pro {
     /// `griptrack pro verify`: checks signed data and prints its payload, changing nothing.
@@ -23,7 +24,7 @@ extension Griptrack.Pro {
         var file: String
 
         @Option(name: .customLong("as"), help: "What the data is: auto, transaction, renewal-info or notification.")
-        var kind: SignedDataInput.Kind = .auto
+        var kind: SignedDataImportKind = .auto
 
         @Option(help: ArgumentHelp("Verify as of this time instead of now (YYYY-MM-DD or ISO 8601).", valueName: "date"))
         var at: DateArgument?

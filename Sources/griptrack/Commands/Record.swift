@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import GripAnalysis
 import GripConfig
 import GripDaemon
+import GripProtocol
 import GripStore
 
 extension Griptrack {
@@ -24,7 +26,7 @@ extension Griptrack {
         )
 
         @Option(help: "The hand: left or right.")
-        var hand: GripStore.Hand?
+        var hand: Hand?
 
         @Option(help: ArgumentHelp("A label stored with the recording (at most 200 bytes).", valueName: "text"))
         var label: String?
@@ -83,7 +85,7 @@ extension Griptrack {
 
         func run() async throws {
             let request = RecordRequest(
-                hand: hand?.rawValue, label: label, save: !noSave, duration: duration, immediate: immediate)
+                hand: hand, label: label, save: !noSave, duration: duration, immediate: immediate)
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {
@@ -95,7 +97,7 @@ extension Griptrack {
                 local = nil
             }
             if let local { await local.waitUntilServing() }
-            let path = local?.socketPath ?? socket ?? DaemonConfiguration.defaultSocketPath
+            let path = local?.socketPath ?? socket ?? DaemonSocket.defaultPath
             let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
             let outcome = await onOwnThread { Self.attach(path: path, request: request, mode: mode, interrupt: interrupt) }
             await local?.stop()
@@ -210,8 +212,8 @@ extension Griptrack {
     }
 }
 
-/// `--hand left|right`: the store's hand, read from the command line.
-extension GripStore.Hand: ExpressibleByArgument {}
+/// `--hand left|right`: the recording's hand, read from the command line.
+extension Hand: ExpressibleByArgument {}
 
 /// Runs blocking work on its own thread, so it never holds one of the cooperative pool's threads (which an
 /// in-process daemon needs; on a 2-core machine the pool has two).

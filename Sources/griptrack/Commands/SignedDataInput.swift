@@ -2,24 +2,10 @@ import ArgumentParser
 import Foundation
 import GripConfig
 import GripEntitlements
+import GripProtocol
 
 /// Reads App Store signed data from a file or standard input and verifies it with the configured verifier.
 enum SignedDataInput {
-    /// Which kind to verify the data as; `auto` recognises it from the payload.
-    enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case auto, transaction, renewalInfo = "renewal-info", notification
-
-        /// The verifier's kind; `nil` (auto) tells by the payload.
-        var signedDataKind: SignedDataKind? {
-            switch self {
-            case .auto: nil
-            case .transaction: .transaction
-            case .renewalInfo: .renewalInfo
-            case .notification: .notification
-            }
-        }
-    }
-
     /// The compact JWS in `path` (`-` = standard input). A JSON body is accepted too: `{"signedPayload": …}` as
     /// the App Store posts a V2 notification, or an object with `signedTransactionInfo` / `signedRenewalInfo`.
     static func read(_ path: String) throws -> String {
@@ -45,7 +31,7 @@ enum SignedDataInput {
 
     /// Verifies `jws` as `kind` with the configuration's verifier, then checks the account binding.
     static func verify(
-        _ jws: String, as kind: Kind, config: GriptrackConfig, now: Date
+        _ jws: String, as kind: SignedDataImportKind, config: GriptrackConfig, now: Date
     ) async throws -> Result<VerifiedSignedData, VerificationFailure> {
         let verifier: AppStoreVerifier
         do {
@@ -56,7 +42,7 @@ enum SignedDataInput {
             throw CLIExit.invalidInput.fail("invalid configuration: \(config.path ?? GriptrackConfig.defaultPath): \(error)")
         }
         do throws(VerificationFailure) {
-            let verified = try await verifier.verify(jws, as: kind.signedDataKind, now: now)
+            let verified = try await verifier.verify(jws, as: SignedDataKind(argumentName: kind.rawValue), now: now)
             try config.checkAccountBinding(verified)
             return .success(verified)
         } catch {
@@ -98,3 +84,6 @@ enum SignedDataInput {
         }
     }
 }
+
+/// `--as auto|transaction|renewal-info|notification`: the socket's PRO import `kind`, read from the command line.
+extension SignedDataImportKind: ExpressibleByArgument {}

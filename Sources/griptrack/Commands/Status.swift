@@ -3,6 +3,7 @@ import Foundation
 import GripConfig
 import GripDaemon
 import GripEntitlements
+import GripProtocol
 import GripStore
 
 extension Griptrack {
@@ -26,7 +27,7 @@ extension Griptrack {
             // An invalid file is reported before anything else: the plan shown without a daemon depends on it, and
             // griptrackd refuses to start with it.
             let config = try common.loadConfig()
-            let path = socket ?? DaemonConfiguration.defaultSocketPath
+            let path = socket ?? DaemonSocket.defaultPath
             let answer = await onOwnThread { Self.ask(path: path) }
             switch answer {
             case .success(let (version, status)):
@@ -45,7 +46,7 @@ extension Griptrack {
             do {
                 let connection = try DaemonConnection(path: path)
                 defer { connection.close() }
-                let (reply, _) = try connection.request(DaemonRequest.status, isReply: {
+                let (reply, _) = try connection.request(.status, isReply: {
                     if case .status = $0 { true } else { false }
                 })
                 guard case .status(let status) = reply else { return .failure(.closed) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripDaemon
+import GripProtocol
 
 extension Griptrack {
     /// `griptrack web`: who may use griptrackd's web app (pairing, tokens, revocation).
@@ -22,20 +23,18 @@ struct WebSocketOption: ParsableArguments {
     @Option(help: ArgumentHelp("griptrackd's socket (default: /run/griptrack/griptrack.sock).", valueName: "path"))
     var socket: String?
 
-    var path: String { socket ?? DaemonConfiguration.defaultSocketPath }
+    var path: String { socket ?? DaemonSocket.defaultPath }
 }
 
 /// One WEB request to the daemon (protocol 1.5) and its reply, parsed.
 enum WebAdmin {
-    static func ask(_ request: [String: Any], socket: String) async throws -> [String: Any] {
-        let data = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
-        let line = String(decoding: data, as: UTF8.self)
+    static func ask(_ action: DaemonRequest.WebAction, socket: String) async throws -> [String: Any] {
         let answer: Result<String, DaemonClientError> = await onOwnThread {
             do throws(DaemonClientError) {
                 let connection = try DaemonConnection(path: socket)
                 defer { connection.close() }
                 try connection.require(minor: 5)
-                let (_, reply) = try connection.request(line, isReply: {
+                let (_, reply) = try connection.request(.web(action), isReply: {
                     if case .unknown(let name) = $0 { name == "WEB" } else { false }
                 })
                 return .success(reply)
@@ -54,3 +53,6 @@ enum WebAdmin {
         }
     }
 }
+
+/// `--role watch|record|admin`: the WEB request's role, read from the command line.
+extension WebRole: ExpressibleByArgument {}

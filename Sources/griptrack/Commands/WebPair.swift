@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripProtocol
 import Glibc
 
 extension Griptrack.Web {
@@ -16,7 +17,7 @@ extension Griptrack.Web {
         @OptionGroup var place: WebSocketOption
 
         @Option(help: ArgumentHelp("What the browser may do: watch, record or admin.", valueName: "role"))
-        var role = "watch"
+        var role = WebRole.watch
 
         @Option(help: ArgumentHelp("A name for the browser, for `web tokens` and `web revoke` (default: browser-XXXX).", valueName: "name"))
         var name: String?
@@ -29,16 +30,8 @@ extension Griptrack.Web {
         @Flag(help: "Print the URL only, without the QR code.")
         var noQR = false
 
-        func validate() throws {
-            guard ["watch", "record", "admin"].contains(role) else {
-                throw ValidationError("--role must be watch, record or admin, got \(role)")
-            }
-        }
-
         func run() async throws {
-            var request: [String: Any] = ["class": "WEB", "action": "pair", "role": role]
-            if let name { request["name"] = name }
-            let reply = try await WebAdmin.ask(request, socket: place.path)
+            let reply = try await WebAdmin.ask(.pair(role: role, name: name), socket: place.path)
             guard let code = reply["code"] as? String else { throw CLIExit.error.fail("griptrackd sent no pairing code") }
             guard let listen = reply["listen"] as? String else {
                 throw CLIExit.error.fail(
@@ -47,7 +40,7 @@ extension Griptrack.Web {
             }
             let url = "http://\(Self.urlHost(listen: listen, override: host))/pair?code=\(code)"
             let who = (reply["name"] as? String).map { " as \($0)" } ?? ""
-            print("Open this on the phone or tablet within 10 minutes (it works once; role \(role)\(who)):")
+            print("Open this on the phone or tablet within 10 minutes (it works once; role \(role.rawValue)\(who)):")
             print(url)
             if !noQR, let drawing = TerminalQRCode.render(url, colored: isatty(STDOUT_FILENO) == 1) {
                 print("")

@@ -14,7 +14,7 @@ extension Griptrack.Web {
         var name: String
 
         func run() async throws {
-            _ = try await WebAdmin.ask(["class": "WEB", "action": "revoke", "name": name], socket: place.path)
+            _ = try await WebAdmin.ask(.revoke(name: name), socket: place.path)
             print("Revoked \(name).")
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripProtocol
 
 extension Griptrack.Web {
     /// `griptrack web token`: bearer tokens for scripts.
@@ -22,7 +23,7 @@ extension Griptrack.Web.Token {
         @OptionGroup var place: WebSocketOption
 
         @Option(help: ArgumentHelp("What the token may do: watch, record or admin.", valueName: "role"))
-        var role: String
+        var role: WebRole
 
         @Option(help: ArgumentHelp("The token's name, e.g. grafana.", valueName: "name"))
         var name: String
@@ -30,18 +31,11 @@ extension Griptrack.Web.Token {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func validate() throws {
-            guard ["watch", "record", "admin"].contains(role) else {
-                throw ValidationError("--role must be watch, record or admin, got \(role)")
-            }
-        }
-
         func run() async throws {
-            let reply = try await WebAdmin.ask(
-                ["class": "WEB", "action": "token", "role": role, "name": name], socket: place.path)
+            let reply = try await WebAdmin.ask(.token(role: role, name: name), socket: place.path)
             guard let token = reply["token"] as? String else { throw CLIExit.error.fail("griptrackd sent no token") }
             if json {
-                try printJSON(["name": name, "role": role, "token": token])
+                try printJSON(["name": name, "role": role.rawValue, "token": token])
             } else {
                 print(token)
             }

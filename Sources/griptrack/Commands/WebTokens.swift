@@ -22,7 +22,7 @@ extension Griptrack.Web {
         }
 
         func run() async throws {
-            let reply = try await WebAdmin.ask(["class": "WEB", "action": "tokens"], socket: place.path)
+            let reply = try await WebAdmin.ask(.tokens, socket: place.path)
             let items = (reply["credentials"] as? [[String: Any]] ?? []).map { object in
                 Item(
                     name: object["name"] as? String ?? "?", role: object["role"] as? String ?? "?",

@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import Glibc
 
 /// A client connection to griptrackd's Unix socket (docs/protocol.md): connects, reads the `VERSION` greeting,
@@ -87,8 +88,8 @@ final class DaemonConnection {
 
     /// Sends one request line (the newline is added).
     /// - Throws: `.connectionLost` when the write fails.
-    func send(_ line: String) throws(DaemonClientError) {
-        let bytes = Array((line + "\n").utf8)
+    func send(_ request: DaemonRequest) throws(DaemonClientError) {
+        let bytes = Array(request.line.utf8)
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes {
@@ -107,7 +108,8 @@ final class DaemonConnection {
         guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         let line = String(decoding: buffer[..<newline], as: UTF8.self)
         buffer.removeSubrange(...newline)
-        return (try DaemonMessage.parse(line), line)
+        guard let message = DaemonMessage.parse(line) else { throw .malformed(line: String(line.prefix(200))) }
+        return (message, line)
     }
 
     /// Reads once from the socket into the buffer.
@@ -144,7 +146,7 @@ final class DaemonConnection {
     /// - Throws: `.daemon` for an `ERROR` reply, `.closed` at end of stream, and the read errors.
     @discardableResult
     func request(
-        _ request: String, isReply: (DaemonMessage) -> Bool,
+        _ request: DaemonRequest, isReply: (DaemonMessage) -> Bool,
         other: (DaemonMessage, String) -> Void = { _, _ in }
     ) throws(DaemonClientError) -> (message: DaemonMessage, line: String) {
         try send(request)

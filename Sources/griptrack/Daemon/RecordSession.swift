@@ -1,10 +1,12 @@
 import Foundation
 import Glibc
+import GripAnalysis
 import GripDaemon
+import GripProtocol
 
 /// What `griptrack record` asks the daemon for.
 struct RecordRequest: Sendable {
-    var hand: String?
+    var hand: Hand?
     var label: String?
     var save = true
     /// Send STOP after this many seconds (wall clock); nil: until Ctrl-C or the end of the stream.
@@ -94,11 +96,11 @@ final class RecordSession {
     private func runClient() throws -> RecordEnd {
         state.apply(.version(connection.version))
         try connection.require(minor: request.immediate ? 3 : 1)
-        let status = try connection.request(DaemonRequest.status, isReply: { if case .status = $0 { true } else { false } })
+        let status = try connection.request(.status, isReply: { if case .status = $0 { true } else { false } })
         state.apply(status.message)
 
         let (reply, line) = try connection.request(
-            DaemonRequest.record(hand: request.hand, label: request.label, save: request.save),
+            .record(hand: request.hand, label: request.label, save: request.save),
             isReply: { if case .record = $0 { true } else { false } }, other: deliver)
         guard case .record(let record) = reply else { throw DaemonClientError.closed }
         if record.event == "refused" {
@@ -106,7 +108,7 @@ final class RecordSession {
             throw RecordFailure.refused(reason: record.reason ?? "the daemon refused to record")
         }
         deliver(reply, line: line)
-        try connection.send(request.immediate ? DaemonRequest.watchImmediate : DaemonRequest.watch)
+        try connection.send(.watch(enable: true, pace: request.immediate ? .immediate : nil))
         return try loop()
     }
 
@@ -181,7 +183,7 @@ final class RecordSession {
 
     private func sendStop() throws {
         state.stopping = true
-        try connection.send(DaemonRequest.stop)
+        try connection.send(.stop)
         view.redraw(state)
     }
 

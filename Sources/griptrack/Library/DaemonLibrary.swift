@@ -1,5 +1,6 @@
 import Foundation
 import GripAnalysis
+import GripProtocol
 import GripStore
 
 /// griptrackd's database, through its socket (protocol 1.2: LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE, PRO).
@@ -19,19 +20,17 @@ final class DaemonLibrary: RecordingLibrary {
         database = DatabaseChoice(kind: .daemon, path: connection.version.database, socket: connection.path)
     }
 
-    func plan() throws -> Plan { try ask(["class": "PLAN"], PlanReply.self).plan }
+    func plan() throws -> Plan { try ask(.plan, PlanReply.self).plan }
 
     func list(limit: Int?) throws -> (RecordingList, Plan) {
-        var request: [String: Any] = ["class": "LIST"]
-        if let limit { request["limit"] = limit }
-        let reply = try ask(request, ListReply.self)
+        let reply = try ask(.list(limit: limit), ListReply.self)
         let plan = try plan()
         let damaged = (reply.damaged ?? []).map { DamagedRecording(id: $0.id, reason: $0.reason) }
         return (RecordingList(visible: try reply.recordings.map { try $0.row() }, hiddenCount: reply.hidden, damaged: damaged), plan)
     }
 
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort]) {
-        let reply = try ask(["class": "SHOW", "id": id.rawValue], ShowReply.self)
+        let reply = try ask(.show(id: id.rawValue), ShowReply.self)
         return (try reply.recording.row(), reply.efforts.map(\.stored))
     }
 
@@ -39,7 +38,7 @@ final class DaemonLibrary: RecordingLibrary {
         var samples: [StoredSample] = []
         var next: Int? = 0
         while let from = next {
-            let page = try ask(["class": "READ", "id": id.rawValue, "from": from], ReadReply.self)
+            let page = try ask(.read(id: id.rawValue, from: from), ReadReply.self)
             guard page.t.count == page.kg.count else { throw CLIExit.error.fail("griptrackd sent a READ page with \(page.t.count) times and \(page.kg.count) forces") }
             for (time, force) in zip(page.t, page.kg) {
                 samples.append(StoredSample(micros: micros(time), kilograms: force))
@@ -50,7 +49,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func stats() throws -> (RecordingStatistics, Plan) {
-        let reply = try ask(["class": "STATS"], StatsReply.self)
+        let reply = try ask(.stats, StatsReply.self)
         let stats = RecordingStatistics(
             recordings: reply.recordings, efforts: reply.efforts, samples: reply.samples, maxKilograms: reply.maxKg,
             averageKilograms: reply.avgKg, first: reply.first.map(Date.init(timeIntervalSince1970:)),
@@ -59,7 +58,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func history() throws -> [AnalysedRecording] {
-        try ask(["class": "HISTORY"], HistoryReply.self).recordings.map { item in
+        try ask(.history, HistoryReply.self).recordings.map { item in
             AnalysedRecording(
                 id: RecordingID(rawValue: item.id), startedAt: Date(timeIntervalSince1970: item.startedAt),
                 recording: Recording(
@@ -69,7 +68,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func row(_ id: RecordingID) throws -> RecordingRow? {
-        switch try reply(["class": "SHOW", "id": id.rawValue], ShowReply.self) {
+        switch try reply(.show(id: id.rawValue), ShowReply.self) {
         case .success(let reply): return try reply.recording.row()
         case .failure(let refusal) where refusal.code == "pro_required": return nil  // hidden: delete may still free it
         case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
@@ -77,48 +76,44 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func delete(_ id: RecordingID) throws {
-        _ = try ask(["class": "DELETE", "id": id.rawValue], Deleted.self)
+        _ = try ask(.delete(id: id.rawValue), Deleted.self)
     }
 
     func grant(note: String?, expires: Date?) throws -> Plan {
-        var request: [String: Any] = ["class": "PRO", "action": "grant"]
-        if let note { request["note"] = note }
-        if let expires { request["expires"] = ISO8601DateFormatter().string(from: expires) }
-        _ = try ask(request, ProChange.self)
+        _ = try ask(.pro(.grant(note: note, expires: expires)), ProChange.self)
         return try plan()
     }
 
     func revoke(note: String?) throws -> (removed: Bool?, plan: Plan) {
-        _ = try ask(["class": "PRO", "action": "revoke"], ProChange.self)
+        _ = try ask(.pro(.revoke), ProChange.self)
         return (nil, try plan())
     }
 
     /// Sends PRO import with `jws` in parts that fit a request line; the daemon verifies and stores it.
-    func importSigned(_ jws: String, kind: String) throws -> ImportReply {
+    func importSigned(_ jws: String, kind: SignedDataImportKind) throws -> ImportReply {
         let part = 3000
         var rest = Substring(jws)
         while rest.utf8.count > part {
             let cut = rest.index(rest.startIndex, offsetBy: part)
-            try send(["class": "PRO", "action": "import", "data": String(rest[..<cut]), "more": true])
+            try send(.pro(.importSigned(data: String(rest[..<cut]), more: true, kind: kind)))
             rest = rest[cut...]
         }
-        return try ask(["class": "PRO", "action": "import", "data": String(rest), "kind": kind], ImportReply.self)
+        return try ask(.pro(.importSigned(data: String(rest), more: false, kind: kind)), ImportReply.self)
     }
 
     // MARK: - Requests
 
-    private func send(_ request: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys, .withoutEscapingSlashes])
+    private func send(_ request: DaemonRequest) throws {
         do {
-            try connection.send(String(decoding: data, as: UTF8.self))
+            try connection.send(request)
         } catch {
             throw error.exit.fail(error.description)
         }
     }
 
-    /// Sends `request` and decodes its reply (the next line of `request["class"]`); an ERROR exits with the code
+    /// Sends `request` and decodes its reply (the next line of its class); an ERROR exits with the code
     /// its `code` names.
-    private func ask<Reply: Decodable>(_ request: [String: Any], _ type: Reply.Type) throws -> Reply {
+    private func ask<Reply: Decodable>(_ request: DaemonRequest, _ type: Reply.Type) throws -> Reply {
         switch try reply(request, type) {
         case .success(let reply): return reply
         case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
@@ -126,9 +121,9 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     /// Sends `request` and reads its reply, or the ERROR that answers it.
-    private func reply<Reply: Decodable>(_ request: [String: Any], _ type: Reply.Type) throws -> Result<Reply, Header> {
+    private func reply<Reply: Decodable>(_ request: DaemonRequest, _ type: Reply.Type) throws -> Result<Reply, Header> {
         try send(request)
-        let name = request["class"] as? String ?? ""
+        let name = request.className
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         while true {
@@ -213,7 +208,7 @@ private struct RecordingObject: Decodable {
         return RecordingRow(
             id: RecordingID(rawValue: id), uuid: uuid, startedAt: Date(timeIntervalSince1970: startedAt),
             endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile,
-            hand: hand.flatMap { GripStore.Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg,
+            hand: hand.flatMap { Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg,
             averageKilograms: avgKg, sampleCount: samples, effortCount: efforts)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GripAnalysis
 import GripDaemon
 import GripEntitlements
+import GripProtocol
 import GripStore
 
 /// Where the store commands read and change recordings and the plan: griptrackd's database through its socket, or
@@ -46,7 +47,7 @@ enum LibraryChoice {
         if let db = common.db {
             return try LocalLibrary(common: common, database: DatabaseChoice(kind: .explicit, path: db))
         }
-        let path = socket.socket ?? DaemonConfiguration.defaultSocketPath
+        let path = socket.socket ?? DaemonSocket.defaultPath
         do {
             return try DaemonLibrary(connection: DaemonConnection(path: path))
         } catch .notRunning, .notListening {

@@ -97,7 +97,7 @@ extension RemoteRecording {
     var localRow: RecordingRow {
         RecordingRow(
             id: RecordingID(rawValue: 0), uuid: uuid, startedAt: startedAt, endedAt: endedAt, device: device,
-            profile: profile, hand: hand.flatMap(GripStore.Hand.init(rawValue:)), label: label,
+            profile: profile, hand: hand.flatMap(Hand.init(rawValue:)), label: label,
             state: RecordingState(rawValue: state) ?? .complete, maxKilograms: maxKilograms,
             averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount)
     }

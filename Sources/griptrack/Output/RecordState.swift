@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 
 /// What `griptrack record` shows, folded from the daemon's messages. Pure: no clock, no I/O (times are the
 /// stream's, seconds), so the fold and the screen are tested with plain values.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GripProtocol
 
 /// Where `griptrack record` shows what happens: a full screen on a terminal, plain lines otherwise, or JSON lines.
 protocol RecordView: AnyObject {

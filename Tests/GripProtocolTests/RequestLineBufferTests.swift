@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import GripDaemon
+import GripProtocol
 
 @Suite("Request lines")
 struct RequestLineBufferTests {
@@ -33,16 +33,5 @@ struct RequestLineBufferTests {
         ])
         #expect(Self.lines(String(repeating: "x", count: 17) + "\n", pieceSize: 100) == [.oversized])
         #expect(Self.lines(String(repeating: "x", count: 17), pieceSize: pieceSize).last == .oversized)
-    }
-
-    @Test("a blank line is ignored, a non-object is malformed, unknown fields are ignored")
-    func requestsDecode() {
-        let decoder = JSONDecoder()
-        #expect(ClientRequest.decode(Array(" \t ".utf8), with: decoder) == nil)
-        #expect(ClientRequest.decode(Array("[1]".utf8), with: decoder) == .failure(ClientRequest.malformed))
-        #expect(ClientRequest.decode(Array("{\"class\":7}".utf8), with: decoder) == .failure(ClientRequest.malformed))
-        #expect(
-            ClientRequest.decode(Array("{\"class\":\"RECORD\",\"hand\":\"left\",\"x\":[1]}".utf8), with: decoder)
-                == .success(ClientRequest(class: "RECORD", hand: "left")))
     }
 }

@@ -2,58 +2,58 @@
 ///
 /// Hand-written rather than `JSONEncoder` so field order is stable (docs and tests read it) and no value is ever
 /// `null`: an absent value is an absent field (docs/protocol.md, global rules).
-struct JSONLine {
+package struct JSONLine {
     private var text = "{"
     private var isEmpty = true
 
     /// A nested object (no "class").
-    init() {}
+    package init() {}
 
     /// A protocol line of the given class; "class" is always the first field.
-    init(class name: String) {
+    package init(class name: String) {
         add("class", name)
     }
 
-    mutating func add(_ key: String, _ value: String) {
+    package mutating func add(_ key: String, _ value: String) {
         appendKey(key)
         Self.appendString(value, to: &text)
     }
 
-    mutating func add(_ key: String, _ value: Int) {
+    package mutating func add(_ key: String, _ value: Int) {
         appendKey(key)
         text += String(value)
     }
 
-    mutating func add(_ key: String, _ value: Bool) {
+    package mutating func add(_ key: String, _ value: Bool) {
         appendKey(key)
         text += value ? "true" : "false"
     }
 
     /// Adds a finite number in its shortest round-tripping form; a non-finite one is left out (never null).
-    mutating func add(_ key: String, _ value: Double) {
+    package mutating func add(_ key: String, _ value: Double) {
         guard value.isFinite else { return }
         appendKey(key)
         text += value.description
     }
 
     /// Adds a Float in its shortest round-tripping form (22.393, not 22.392999649047852).
-    mutating func add(_ key: String, _ value: Float) {
+    package mutating func add(_ key: String, _ value: Float) {
         guard value.isFinite else { return }
         appendKey(key)
         text += value.description
     }
 
     /// Adds an already-encoded JSON value (array or object).
-    mutating func addRaw(_ key: String, _ json: String) {
+    package mutating func addRaw(_ key: String, _ json: String) {
         appendKey(key)
         text += json
     }
 
     /// The finished line, newline included.
-    var line: String { text + "}\n" }
+    package var line: String { text + "}\n" }
 
     /// The finished object without the newline (to nest it).
-    var object: String { text + "}" }
+    package var object: String { text + "}" }
 
     private mutating func appendKey(_ key: String) {
         if !isEmpty { text += "," }
@@ -62,7 +62,7 @@ struct JSONLine {
         text += ":"
     }
 
-    static func appendString(_ value: String, to text: inout String) {
+    package static func appendString(_ value: String, to text: inout String) {
         text += "\""
         // Most strings (every key, class and event name) need no escape: append them whole.
         if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {

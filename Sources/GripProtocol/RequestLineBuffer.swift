@@ -2,9 +2,9 @@
 ///
 /// Lines end in "\n" (a "\r" before it is dropped). A line longer than `limit` bytes, or more than `limit` bytes
 /// without a newline, is ``Line/oversized``: the daemon answers ERROR and closes the connection (docs/protocol.md).
-struct RequestLineBuffer {
+package struct RequestLineBuffer {
     /// What ``nextLine()`` found.
-    enum Line: Equatable {
+    package enum Line: Equatable, Sendable {
         /// A complete line, without its "\r\n" or "\n".
         case line([UInt8])
         /// A line longer than the limit (the connection is to be closed).
@@ -12,16 +12,16 @@ struct RequestLineBuffer {
     }
 
     /// The longest line accepted, in bytes.
-    let limit: Int
+    package let limit: Int
     /// Received bytes not yet returned as a line.
-    private(set) var pending: [UInt8] = []
+    package private(set) var pending: [UInt8] = []
 
-    init(limit: Int) {
+    package init(limit: Int = DaemonSocket.requestLimit) {
         self.limit = limit
     }
 
     /// Adds received bytes.
-    mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         pending.append(contentsOf: bytes)
     }
 
@@ -29,7 +29,7 @@ struct RequestLineBuffer {
     ///
     /// - Returns: The next line, ``Line/oversized`` when the next line (finished or not) is over the limit, or
     ///   `nil` when more bytes are needed.
-    mutating func nextLine() -> Line? {
+    package mutating func nextLine() -> Line? {
         guard let newline = pending.firstIndex(of: UInt8(ascii: "\n")) else {
             return pending.count > limit ? .oversized : nil
         }
@@ -40,7 +40,7 @@ struct RequestLineBuffer {
     }
 
     /// Drops everything received (after an oversized request: nothing more is read).
-    mutating func discardAll() {
+    package mutating func discardAll() {
         pending.removeAll()
     }
 }

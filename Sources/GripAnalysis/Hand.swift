@@ -1,0 +1,5 @@
+/// The hand a recording was made with, when the user said so.
+public enum Hand: String, Sendable, Codable, CaseIterable {
+    case left
+    case right
+}
