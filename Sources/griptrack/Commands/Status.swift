@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import GripConfig
-import GripDaemon
 import GripEntitlements
 import GripProtocol
 import GripStore

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GripDaemon
 import GripProtocol
 
 extension Griptrack {

@@ -1,6 +1,5 @@
 import Foundation
 import GripAnalysis
-import GripDaemon
 import GripEntitlements
 import GripProtocol
 import GripStore
