@@ -234,7 +234,12 @@ var package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),
-        .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport", "RingStress"], swiftSettings: strictSwift),
+        // The ring's two-thread stress scenarios, shared by GripStreamTests and `ring-stress`, which `scripts/test` builds
+        // alone under ThreadSanitizer (a TSan build of the whole package took most of CI's time).
+        .target(name: "RingStress", dependencies: ["GripStream"], path: "Tests/RingStress", swiftSettings: strictSwift),
+        .executableTarget(
+            name: "ring-stress", dependencies: ["RingStress"], path: "Tests/RingStressRunner", swiftSettings: strictSwift),
         // A child process for GripStoreTests (SIGKILL while recording, processes racing for the last free slot).
         .executableTarget(
             name: "store-crash-child",

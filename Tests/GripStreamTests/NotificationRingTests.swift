@@ -2,6 +2,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import GripStream
+import RingStress
 
 /// An entry as the tests push and expect it, with the value copied out of the ring.
 struct Entry: Equatable, CustomStringConvertible {
@@ -311,197 +312,22 @@ struct NotificationRingTests {
     }
 }
 
-/// Two-thread stress tests, run under TSan by `make test-tsan` (`--filter RingStress`). Producer and consumer derive
-/// every field from the sequence number without allocating, so the threads spend their time in the ring.
+/// The two-thread stress scenarios (Tests/RingStress), here in the debug build; `scripts/test` runs them again under
+/// ThreadSanitizer in release through `ring-stress`.
 @Suite("RingStress: one producer thread, one consumer thread")
 struct RingStressTests {
-    /// Mostly short values (like real notifications) with a full 512-byte value now and then.
-    static let lengths = [0, 10, 18, 1, 162, 20, 2, 512, 10, 10, 162, 3]
-
-    static func byte(_ sequence: Int, _ index: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: sequence &* 31 &+ index &* 13 &+ (sequence >> 8))
-    }
-
-    /// Pushes entry `sequence`, built in `buffer`, with `push`; returns what `push` returned.
-    static func push(
-        _ sequence: Int,
-        in buffer: UnsafeMutableRawBufferPointer,
-        with push: (RingEntryKind, UInt16, Int64, UnsafeRawBufferPointer) -> Bool
-    ) -> Bool {
-        let length = lengths[sequence % lengths.count]
-        for index in 0..<length { buffer[index] = byte(sequence, index) }
-        return push(
-            sequence % 3 == 0 ? .write : .notification,
-            UInt16(truncatingIfNeeded: sequence &* 7),
-            Int64(sequence) * 1_000 + 17,
-            UnsafeRawBufferPointer(rebasing: buffer[0..<length])
-        )
-    }
-
-    /// Whether `entry` is exactly entry `sequence`.
-    static func matches(_ entry: RingEntry, _ sequence: Int) -> Bool {
-        let length = lengths[sequence % lengths.count]
-        guard entry.kind == (sequence % 3 == 0 ? .write : .notification),
-            entry.handle == UInt16(truncatingIfNeeded: sequence &* 7),
-            entry.hostMicros == Int64(sequence) * 1_000 + 17,
-            entry.value.count == length
-        else { return false }
-        for index in 0..<length where entry.value[index] != byte(sequence, index) { return false }
-        return true
-    }
-
     @Test("2 million entries arrive in order with intact values when the producer waits for space")
     func losslessWithPushWaiting() {
-        let total = 2_000_000
-        let ring = NotificationRing(capacityPowerOfTwo: 64)
-        let producer = TestThread {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
-            defer { buffer.deallocate() }
-            for sequence in 0..<total {
-                let pushed = Self.push(sequence, in: buffer) {
-                    ring.pushWaiting(kind: $0, handle: $1, hostMicros: $2, value: $3)
-                }
-                precondition(pushed)
-            }
-            precondition(ring.pushWaiting(Entry(kind: .endOfStream, handle: 0, hostMicros: -1, value: [])))
-        }
-
-        var next = 0
-        var mismatches: [String] = []
-        var ended = false
-        var batch = 0
-        var emptyWakeups = 0
-        while !ended {
-            ring.waitForData()
-            batch += 1
-            let popped = ring.popBatch(max: 1 + batch % 97) { entry in
-                if entry.kind == .endOfStream {
-                    ended = true
-                    return
-                }
-                if !Self.matches(entry, next), mismatches.count < 5 {
-                    mismatches.append("entry \(next): got \(entry.kind) h=\(entry.handle) t=\(entry.hostMicros)")
-                }
-                next += 1
-            }
-            if popped == 0 { emptyWakeups += 1 }
-        }
-        producer.join()
-
-        #expect(mismatches == [])
-        #expect(next == total)
-        #expect(emptyWakeups == 0, "waitForData returned while the ring was empty")
-        #expect(ring.dropped == 0)
-        #expect(ring.pop().isEmpty)
+        #expect(RingStress.losslessWithPushWaiting() == [])
     }
 
     @Test("with a dropping producer every entry either arrives intact and in order or is counted as dropped")
     func droppingProducerLosesNothingUncounted() {
-        let total = 1_000_000
-        let ring = NotificationRing(capacityPowerOfTwo: 32)
-        let rejected = Counter()
-        let producer = TestThread {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
-            defer { buffer.deallocate() }
-            var failures = 0
-            for sequence in 0..<total {
-                let pushed = Self.push(sequence, in: buffer) {
-                    ring.tryPush(kind: $0, handle: $1, hostMicros: $2, value: $3)
-                }
-                if !pushed { failures += 1 }
-            }
-            rejected.add(failures)
-            precondition(ring.pushWaiting(Entry(kind: .endOfStream, handle: 0, hostMicros: -1, value: [])))
-        }
-
-        var received = 0
-        var last = -1
-        var mismatches: [String] = []
-        var ended = false
-        while !ended {
-            ring.waitForData()
-            _ = ring.popBatch(max: 64) { entry in
-                if entry.kind == .endOfStream {
-                    ended = true
-                    return
-                }
-                // The sequence number is recoverable from the time stamp; everything else must match it.
-                let sequence = Int((entry.hostMicros - 17) / 1_000)
-                if sequence <= last || !Self.matches(entry, sequence), mismatches.count < 5 {
-                    mismatches.append("entry \(sequence) after \(last): got \(entry.kind) h=\(entry.handle)")
-                }
-                last = sequence
-                received += 1
-            }
-        }
-        producer.join()
-
-        #expect(mismatches == [])
-        #expect(ring.dropped == rejected.value)
-        #expect(received + ring.dropped == total)
-        #expect(received > 0)
+        #expect(RingStress.droppingProducerLosesNothingUncounted() == [])
     }
 
     @Test("every wake request from a third thread is seen, with the work it published, while a producer pushes")
     func wakeRequestsAreNeverLost() {
-        let total = 200_000
-        let commands = 20_000
-        let ring = NotificationRing(capacityPowerOfTwo: 64)
-        // The waker's mailbox: the number of the last command posted, and the consumer's acknowledgement.
-        let posted = Atomic<Int>(0)
-        let acknowledged = Atomic<Int>(0)
-        let producer = TestThread {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
-            defer { buffer.deallocate() }
-            for sequence in 0..<total {
-                let pushed = Self.push(sequence, in: buffer) {
-                    ring.pushWaiting(kind: $0, handle: $1, hostMicros: $2, value: $3)
-                }
-                precondition(pushed)
-            }
-            precondition(ring.pushWaiting(Entry(kind: .endOfStream, handle: 0, hostMicros: -1, value: [])))
-        }
-        let waker = TestThread {
-            for command in 1...commands {
-                posted.store(command, ordering: .relaxed)
-                ring.wakeConsumer()
-                // One command in flight at a time: a lost wakeup leaves the consumer asleep on an empty ring.
-                while acknowledged.load(ordering: .acquiring) != command { sched_yield() }
-            }
-        }
-
-        var next = 0
-        var ended = false
-        var mismatches: [String] = []
-        while !ended || acknowledged.load(ordering: .relaxed) != commands {
-            ring.waitForData()
-            _ = ring.popBatch(max: 32) { entry in
-                if entry.kind == .endOfStream {
-                    ended = true
-                    return
-                }
-                if !Self.matches(entry, next), mismatches.count < 5 { mismatches.append("entry \(next)") }
-                next += 1
-            }
-            // The hot path's single relaxed load per batch: after a return caused by a request, it must see the
-            // command that request announced, or the waker waits forever (and the test hangs).
-            let command = posted.load(ordering: .relaxed)
-            if command != acknowledged.load(ordering: .relaxed) {
-                acknowledged.store(command, ordering: .releasing)
-            }
-        }
-        producer.join()
-        waker.join()
-
-        #expect(mismatches == [])
-        #expect(next == total)
-        #expect(acknowledged.load(ordering: .relaxed) == commands)
+        #expect(RingStress.wakeRequestsAreNeverLost() == [])
     }
-}
-
-/// A total one thread publishes and another reads after a join.
-final class Counter: Sendable {
-    private let total = Atomic<Int>(0)
-    var value: Int { total.load(ordering: .acquiring) }
-    func add(_ amount: Int) { total.add(amount, ordering: .releasing) }
 }
