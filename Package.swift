@@ -53,13 +53,16 @@ var package = Package(
         .target(name: "GripWire", swiftSettings: strictSwift),
         // Device time, efforts, recordings, metrics. Pure.
         .target(name: "GripAnalysis", dependencies: ["GripWire"], swiftSettings: strictSwift),
+        // The system calls griptrack shares (docs/design.md, "Import rules"): the wake pipe, signals as a readable pipe,
+        // the one way to start a named thread. Standard library and Glibc only.
+        .target(name: "GripSystem", swiftSettings: strictSwift),
         // The daemon's socket protocol (docs/protocol.md): requests typed and checked once, the line writer, the
         // version. Pure: clients (the CLI, the web app, MQTT) and griptrackd speak it; the request fuzzer needs nothing else.
         .target(name: "GripProtocol", dependencies: ["GripAnalysis"], swiftSettings: strictSwift),
         // The SPSC ring and the consumer loop (the hot path).
         .target(
             name: "GripStream",
-            dependencies: ["GripWire", "GripAnalysis", .product(name: "Atomics", package: "swift-atomics")],
+            dependencies: ["GripWire", "GripAnalysis", "GripSystem", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: strictSwift + [.strictMemorySafety()]
         ),
         // libdbus-1 (modulemap + shim.h); only GripBlueZ imports it.
@@ -138,7 +141,7 @@ var package = Package(
         // MQTT for Home Assistant: a client of the daemon's own socket protocol on one side, a bounded queue into
         // libmosquitto on the other (docs/home-assistant.md). Only GripDaemon imports it.
         .target(
-            name: "GripMQTT", dependencies: ["CMosquitto", "GripProtocol", .product(name: "Logging", package: "swift-log")],
+            name: "GripMQTT", dependencies: ["CMosquitto", "GripProtocol", "GripSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift),
         // Prometheus text exposition of the daemon's counters through swift-metrics (docs/metrics.md). Only
         // GripDaemon imports it.
@@ -153,7 +156,7 @@ var package = Package(
             name: "griptrack",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripSimulator", "GripStore", "GripEntitlements", "GripConfig",
-                "GripProtocol",
+                "GripProtocol", "GripSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // record/devices/status: the daemon client, the in-process daemon (--replay, --direct), BlueZ.
                 "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
@@ -171,7 +174,7 @@ var package = Package(
             name: "GripDaemon",
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripBlueZ", "GripConfig",
-                "GripStore", "GripEntitlements", "GripSync", "GripMQTT", "GripMetrics", "GripProtocol",
+                "GripStore", "GripEntitlements", "GripSync", "GripMQTT", "GripMetrics", "GripProtocol", "GripSystem",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -230,7 +233,7 @@ var package = Package(
         .testTarget(
             name: "GripDaemonTests",
             dependencies: ["GripDaemon", "GripEntitlements", "GripStream", "GripSync", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
-                           "GripStore", "GripAnalysis", "GripConfig", "GripProtocol"],
+                           "GripStore", "GripAnalysis", "GripConfig", "GripProtocol", "GripSystem"],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),
@@ -296,6 +299,7 @@ var package = Package(
         // SwiftPM builds them).
         // The configuration file's parser and checks, on text (no executable needed).
         .testTarget(name: "GripConfigTests", dependencies: ["GripConfig"], swiftSettings: strictSwift),
+        .testTarget(name: "GripSystemTests", dependencies: ["GripSystem"], swiftSettings: strictSwift),
         .testTarget(name: "GripProtocolTests", dependencies: ["GripProtocol", "GripAnalysis"], swiftSettings: strictSwift),
         .testTarget(
             name: "GriptrackCLITests",

@@ -1,6 +1,7 @@
 import Glibc
 import GripStore
 import GripStream
+import GripSystem
 
 /// Why the daemon could not start.
 public enum DaemonError: Error, CustomStringConvertible, Sendable {
@@ -30,6 +31,17 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
         case .missingCalibration(let device):
             return "the \(device) reports raw ADC counts that need its calibration coefficient: set calibration = "
                 + "<kg per count> under [device] in the configuration (the Frez app shows it), then start again."
+        }
+    }
+}
+
+extension WakePipe {
+    /// A wake pipe for one of the daemon's threads; failing to make one is a ``DaemonError/socket(_:errno:)``.
+    init(daemonPurpose purpose: String) throws(DaemonError) {
+        do {
+            self = try WakePipe(purpose: purpose)
+        } catch {
+            throw .socket(error.action, errno: error.errno)
         }
     }
 }

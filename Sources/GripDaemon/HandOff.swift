@@ -1,3 +1,4 @@
+import GripSystem
 import Synchronization
 
 /// What travels through a ``HandOff``: samples go to the batch's parallel arrays, everything else is an event.
@@ -86,7 +87,7 @@ final class HandOff<Event: HandOffEvent>: Sendable {
         self.sampleLimit = sampleLimit
         self.eventLimit = eventLimit
         shared = Mutex(Shared())
-        wake = try WakePipe(purpose: purpose)
+        wake = try WakePipe(daemonPurpose: purpose)
     }
 
     deinit { wake.close() }

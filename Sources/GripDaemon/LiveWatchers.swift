@@ -1,3 +1,4 @@
+import GripSystem
 import Synchronization
 
 /// The watchers as the consumer thread sees them, published by the socket thread, and the way back.
@@ -31,7 +32,7 @@ final class LiveWatchers: Sendable {
 
     init(backlogLimit: Int) throws(DaemonError) {
         self.backlogLimit = backlogLimit
-        trouble = try WakePipe(purpose: "live trouble")
+        trouble = try WakePipe(daemonPurpose: "live trouble")
     }
 
     deinit { trouble.close() }

@@ -1,4 +1,5 @@
 import GripMQTT
+import GripSystem
 import ServiceLifecycle
 
 /// The MQTT bridge (`GripMQTT`) as a service on its own thread, `gt-mqtt`.
@@ -17,7 +18,7 @@ final class MQTTService: Service, CustomStringConvertible {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await ServiceThread.run(name: "gt-mqtt") { [bridge] in bridge.run() }
+            await NamedThread.run(name: "gt-mqtt") { [bridge] in bridge.run() }
         } onGracefulShutdown: { [bridge] in
             bridge.stop()
         }

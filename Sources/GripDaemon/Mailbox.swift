@@ -1,3 +1,4 @@
+import GripSystem
 import Synchronization
 
 /// A many-writer, one-reader queue whose reader sleeps in `poll(2)`: values are appended under a lock and the wake
@@ -13,7 +14,7 @@ final class Mailbox<Value: Sendable>: Sendable {
 
     /// - Throws: `DaemonError.socket` when the wake pipe cannot be created.
     init(purpose: String) throws(DaemonError) {
-        wake = try WakePipe(purpose: purpose)
+        wake = try WakePipe(daemonPurpose: purpose)
     }
 
     deinit { wake.close() }

@@ -2,6 +2,7 @@ import Foundation
 import GripAnalysis
 import GripBlueZ
 import GripStream
+import GripSystem
 import GripWire
 import Logging
 import ServiceLifecycle
@@ -68,7 +69,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     }
 
     func run() async throws {
-        await ServiceThread.run(name: "gt-consumer") { [self] in consume() }
+        await NamedThread.run(name: "gt-consumer") { [self] in consume() }
         try? await gracefulShutdown()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GripStream
+import GripSystem
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -30,7 +31,7 @@ final class ReplaySource: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        async let produced: Void = ServiceThread.run(name: "gt-replay") { [self] in produce() }
+        async let produced: Void = NamedThread.run(name: "gt-replay") { [self] in produce() }
         try? await gracefulShutdown()
         stopping.store(true, ordering: .relaxed)
         gate.open()

@@ -1,4 +1,5 @@
 import Glibc
+import GripSystem
 import Logging
 import ServiceLifecycle
 
@@ -17,7 +18,7 @@ final class SignalShutdown: Service, CustomStringConvertible {
     var description: String { "SignalShutdown" }
 
     init(logger: Logger) throws(DaemonError) {
-        stop = try WakePipe(purpose: "signal shutdown")
+        stop = try WakePipe(daemonPurpose: "signal shutdown")
         self.logger = logger
     }
 
@@ -27,7 +28,7 @@ final class SignalShutdown: Service, CustomStringConvertible {
     func run() async throws {
         let (interrupt, stop, logger) = (interrupt, stop, logger)
         await withGracefulShutdownHandler {
-            await ServiceThread.run(name: "gt-signals") {
+            await NamedThread.run(name: "gt-signals") {
                 var descriptors = [
                     pollfd(fd: interrupt.readDescriptor, events: Int16(POLLIN), revents: 0),
                     pollfd(fd: stop.readDescriptor, events: Int16(POLLIN), revents: 0),

@@ -5,6 +5,7 @@ import GripProtocol
 import GripStore
 import GripStream
 import GripSync
+import GripSystem
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -111,7 +112,7 @@ final class SocketServer: Service, CustomStringConvertible {
             throw .socket("listen on \(path)", errno: code)
         }
         do {
-            stop = try WakePipe(purpose: "stop")
+            stop = try WakePipe(daemonPurpose: "stop")
         } catch {
             close(descriptor)
             unlink(path)
@@ -137,7 +138,7 @@ final class SocketServer: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        async let served: Void = ServiceThread.run(name: "gt-socket") { [self] in
+        async let served: Void = NamedThread.run(name: "gt-socket") { [self] in
             var loop = ServerLoop(server: self, listenDescriptor: listenDescriptor, stopDescriptor: stop.readDescriptor)
             loop.run()
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GripProtocol
+import GripSystem
 import Logging
 import Synchronization
 
@@ -30,7 +31,7 @@ public final class MQTTBridge: Sendable {
     let socketPath: String
     let discovery: HomeAssistantDiscovery
     private let logger: Logger
-    private let wake: BridgeWake
+    private let wake: WakePipe
     private let connection: MQTTConnection
     private let inbox = CommandInbox()
     private let stopping = Atomic<Bool>(false)
@@ -47,7 +48,7 @@ public final class MQTTBridge: Sendable {
     ///   - logger: one line per state change of either connection, and per command.
     /// - Returns: nil when no wake pipe can be created.
     public init?(settings: MQTTSettings, socketPath: String, release: String, model: String, logger: Logger) {
-        guard let wake = BridgeWake() else { return nil }
+        guard let wake = try? WakePipe(purpose: "MQTT bridge wake-up") else { return nil }
         self.settings = settings
         self.socketPath = socketPath
         self.logger = logger

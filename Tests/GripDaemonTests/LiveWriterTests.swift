@@ -3,6 +3,7 @@ import Glibc
 import GripAnalysis
 import GripProtocol
 import GripStream
+import GripSystem
 import Testing
 
 @testable import GripDaemon

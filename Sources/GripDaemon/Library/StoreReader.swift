@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import GripEntitlements
 import GripStore
+import GripSystem
 import Logging
 import ServiceLifecycle
 
@@ -33,13 +34,13 @@ final class StoreReader: Service, CustomStringConvertible {
         answers = StoreAnswers(store: store, access: access)
         self.logger = logger
         self.liveness = liveness
-        stop = try WakePipe(purpose: "store reader stop")
+        stop = try WakePipe(daemonPurpose: "store reader stop")
     }
 
     deinit { stop.close() }
 
     func run() async throws {
-        async let served: Void = ServiceThread.run(name: "gt-reader") { [self] in loop() }
+        async let served: Void = NamedThread.run(name: "gt-reader") { [self] in loop() }
         try? await gracefulShutdown()
         stop.signal()
         await served

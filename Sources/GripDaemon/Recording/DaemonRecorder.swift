@@ -1,6 +1,7 @@
 import Foundation
 import GripEntitlements
 import GripStore
+import GripSystem
 import Logging
 import ServiceLifecycle
 
@@ -75,13 +76,13 @@ final class DaemonRecorder: Service, CustomStringConvertible {
         self.status = status
         self.logger = logger
         self.liveness = liveness
-        stop = try WakePipe(purpose: "recorder stop")
+        stop = try WakePipe(daemonPurpose: "recorder stop")
     }
 
     deinit { stop.close() }
 
     func run() async throws {
-        async let recorded: Void = ServiceThread.run(name: "gt-recorder") { [self] in
+        async let recorded: Void = NamedThread.run(name: "gt-recorder") { [self] in
             var loop = RecorderLoop(recorder: self, stopDescriptor: stop.readDescriptor)
             loop.run()
         }

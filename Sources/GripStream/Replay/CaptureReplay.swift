@@ -1,5 +1,6 @@
 import Foundation
 import GripAnalysis
+import GripSystem
 import GripWire
 
 /// How fast a capture is fed into the pipeline.
@@ -89,11 +90,9 @@ public enum CaptureReplay {
     ) throws(ReplayError) -> ReplayReport {
         let ring = NotificationRing(capacityPowerOfTwo: 4096)
         let verdict = ProducerVerdict()
-        let producer = Thread {
+        NamedThread.start(name: "gt-capture") {
             feed(path: path, option: options.handle, into: ring, speed: options.speed, verdict: verdict)
         }
-        producer.name = "gt-capture"
-        producer.start()
 
         // The producer publishes its choice before it pushes the first entry, so the ring's hand-off orders the
         // two: once an entry is there, `verdict.choice` is final. Without a choice the only entry is the end.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GripDaemon
+import GripSystem
 import GripWire
 
 extension Griptrack {

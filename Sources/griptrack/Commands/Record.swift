@@ -5,6 +5,7 @@ import GripConfig
 import GripDaemon
 import GripProtocol
 import GripStore
+import GripSystem
 
 extension Griptrack {
     /// `griptrack record`: an explicit recording with a live readout, through griptrackd or an in-process daemon.
@@ -99,7 +100,7 @@ extension Griptrack {
             if let local { await local.waitUntilServing() }
             let path = local?.socketPath ?? socket ?? DaemonSocket.defaultPath
             let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
-            let outcome = await onOwnThread { Self.attach(path: path, request: request, mode: mode, interrupt: interrupt) }
+            let outcome = await NamedThread.run(name: "gt-client") { Self.attach(path: path, request: request, mode: mode, interrupt: interrupt) }
             await local?.stop()
 
             switch outcome {
@@ -215,10 +216,3 @@ extension Griptrack {
 /// `--hand left|right`: the recording's hand, read from the command line.
 extension Hand: ExpressibleByArgument {}
 
-/// Runs blocking work on its own thread, so it never holds one of the cooperative pool's threads (which an
-/// in-process daemon needs; on a 2-core machine the pool has two).
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}

@@ -4,6 +4,7 @@ import GripConfig
 import GripEntitlements
 import GripProtocol
 import GripStore
+import GripSystem
 
 extension Griptrack {
     /// `griptrack status`: the daemon, the device, the recorder and the plan, from griptrackd's STATUS.
@@ -27,7 +28,7 @@ extension Griptrack {
             // griptrackd refuses to start with it.
             let config = try common.loadConfig()
             let path = socket ?? DaemonSocket.defaultPath
-            let answer = await onOwnThread { Self.ask(path: path) }
+            let answer = await NamedThread.run(name: "gt-client") { Self.ask(path: path) }
             switch answer {
             case .success(let (version, status)):
                 let report = StatusReport(socket: path, version: version, status: status)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripProtocol
+import GripSystem
 
 extension Griptrack {
     /// `griptrack web`: who may use griptrackd's web app (pairing, tokens, revocation).
@@ -28,7 +29,7 @@ struct WebSocketOption: ParsableArguments {
 /// One WEB request to the daemon (protocol 1.5) and its reply, parsed.
 enum WebAdmin {
     static func ask(_ action: DaemonRequest.WebAction, socket: String) async throws -> [String: Any] {
-        let answer: Result<String, DaemonClientError> = await onOwnThread {
+        let answer: Result<String, DaemonClientError> = await NamedThread.run(name: "gt-client") {
             do throws(DaemonClientError) {
                 let connection = try DaemonConnection(path: socket)
                 defer { connection.close() }

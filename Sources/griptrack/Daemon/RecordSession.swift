@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import GripAnalysis
-import GripDaemon
 import GripProtocol
+import GripSystem
 
 /// What `griptrack record` asks the daemon for.
 struct RecordRequest: Sendable {

@@ -14,17 +14,17 @@ import Glibc
 /// anything that could be interrupted, and its `deinit` restores the previous actions before closing the pipe.
 // SAFETY: @unchecked Sendable so the owner can hand it to the thread that polls it; after init only that one
 // thread calls `drain()`, and the descriptors and saved actions are immutable until deinit.
-public final class InterruptSignal: @unchecked Sendable {
+package final class InterruptSignal: @unchecked Sendable {
     /// Readable once a signal arrived.
-    public var readDescriptor: Int32 { pipe.readDescriptor }
+    package var readDescriptor: Int32 { pipe.readDescriptor }
     private let pipe: WakePipe
     private let previousActions: [(signal: Int32, action: sigaction)]
 
     /// The signals caught unless `init(signals:)` is given others.
-    public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     /// Installs the handler for `signals`; from the moment this returns, each of them is a byte in the pipe.
-    public init(signals: [Int32] = InterruptSignal.signals) {
+    package init(signals: [Int32] = InterruptSignal.signals) {
         do {
             pipe = try WakePipe(purpose: "interrupt signal")
         } catch {
@@ -52,7 +52,7 @@ public final class InterruptSignal: @unchecked Sendable {
     }
 
     /// Reads every pending byte; returns how many signals arrived since the last call.
-    public func drain() -> Int {
+    package func drain() -> Int {
         pipe.drain()
     }
 

@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-import GripDaemon
+import GripSystem
 
 /// Ctrl-C in `record` and `capture`: a signal must reach the loop's pipe however early it comes, or the command
 /// waits forever for a stop that was already asked for.

@@ -1,18 +1,20 @@
 import Glibc
 
-/// A self-pipe: one thread writes a byte to wake another thread's `poll(2)`.
+/// A self-pipe: one thread writes a byte to wake another thread's `poll(2)` (the daemon's socket, shutdown and
+/// live-trouble wake-ups, `InterruptSignal`, the MQTT bridge).
 ///
 /// A pipe rather than an eventfd because Swift's Glibc module does not export `<sys/eventfd.h>`; both ends are
 /// non-blocking, so a full pipe (a wakeup already pending) never blocks the writer.
-struct WakePipe: Sendable {
+package struct WakePipe: Sendable {
     /// The end `poll(2)` watches.
-    let readDescriptor: Int32
-    let writeDescriptor: Int32
+    package let readDescriptor: Int32
+    package let writeDescriptor: Int32
 
-    /// - Throws: `DaemonError.socket` when the pipe cannot be created.
-    init(purpose: String) throws(DaemonError) {
+    /// - Parameter purpose: What the pipe is for, in the error when it cannot be created.
+    /// - Throws: ``SystemCallError`` when the pipe cannot be created (out of descriptors).
+    package init(purpose: String) throws(SystemCallError) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .socket("create the \(purpose) pipe", errno: errno) }
+        guard pipe(&ends) == 0 else { throw SystemCallError(action: "create the \(purpose) pipe", errno: errno) }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
@@ -22,7 +24,7 @@ struct WakePipe: Sendable {
     }
 
     /// Makes the read end readable (a no-op when a wakeup is already pending).
-    func signal() {
+    package func signal() {
         var byte: UInt8 = 1
         _ = write(writeDescriptor, &byte, 1)
     }
@@ -34,7 +36,7 @@ struct WakePipe: Sendable {
     /// EAGAIN cost a second system call on every wake-up of the socket and recorder threads.
     /// - Returns: how many bytes (signals) it held.
     @discardableResult
-    func drain() -> Int {
+    package func drain() -> Int {
         var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         let size = MemoryLayout.size(ofValue: buffer)
         var total = 0
@@ -46,15 +48,8 @@ struct WakePipe: Sendable {
     }
 
     /// Closes both ends.
-    func close() {
+    package func close() {
         _ = Glibc.close(readDescriptor)
         _ = Glibc.close(writeDescriptor)
     }
-}
-
-/// `struct ucred` from `<sys/socket.h>` (SO_PEERCRED), which Swift's Glibc module leaves out without _GNU_SOURCE.
-struct PeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }
