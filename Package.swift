@@ -44,6 +44,7 @@ var package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -187,6 +188,10 @@ var package = Package(
             dependencies: [
                 "GripDaemon", "GripStore", "GripConfig", "GripProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // HTTPS with `[web] tls_certificate` and `tls_key` (NIOSSL: already built for postgres-nio).
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // The daemon's Unix socket, read with backpressure (DaemonLink).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

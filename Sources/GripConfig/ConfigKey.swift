@@ -175,6 +175,12 @@ struct ConfigKey: Sendable {
             }
             config.web.anonymous = anonymous
         },
+        ConfigKey(section: "web", name: "tls_certificate") { config, value throws(Problem) in
+            config.web.tlsCertificate = try nonEmpty(value, "a PEM certificate file such as \"/etc/griptrack/web.crt\"")
+        },
+        ConfigKey(section: "web", name: "tls_key") { config, value throws(Problem) in
+            config.web.tlsKey = try nonEmpty(value, "a PEM private key file such as \"/etc/griptrack/web.key\"")
+        },
         ConfigKey(section: "mqtt", name: "url") { config, value throws(Problem) in
             switch MQTTURL.parse(try string(value)) {
             case .success(let url): config.mqtt.url = url

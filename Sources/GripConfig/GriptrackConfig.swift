@@ -116,6 +116,11 @@ public struct GriptrackConfig: Sendable, Equatable {
         public var listen: WebListen?
         /// `anonymous`: what a visitor without credentials may do.
         public var anonymous = Anonymous.none
+        /// `tls_certificate`: a PEM certificate chain; with `tls_key`, the web app serves HTTPS only. Relative to the
+        /// configuration file's directory.
+        public var tlsCertificate: String?
+        /// `tls_key`: the certificate's PEM private key; must not be group- or world-readable.
+        public var tlsKey: String?
     }
 
     /// `[mqtt]`: the MQTT broker griptrackd publishes to, with Home Assistant discovery (docs/home-assistant.md).
@@ -171,6 +176,7 @@ public struct GriptrackConfig: Sendable, Equatable {
         config.path = path
         try config.checkSyncFiles(lines: KeyLines(text))
         try config.checkMQTTFiles(lines: KeyLines(text))
+        try config.checkWebFiles(lines: KeyLines(text))
         return config
     }
 

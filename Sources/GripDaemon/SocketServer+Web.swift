@@ -24,6 +24,7 @@ extension ServerLoop {
             line.add("role", role.rawValue)
             line.add("name", name)
             if let listen = access.listenAddress { line.add("listen", listen) }
+            if let scheme = access.listenScheme { line.add("scheme", scheme) }
             send(line.line, to: client)
         case .token(let role, let name):
             access.perform {

@@ -100,9 +100,11 @@ extension WebServer {
         case .success(let (secret, _)):
             var response = Response(status: .seeOther, headers: [.location: "/", .cacheControl: "no-store"])
             // HttpOnly: scripts never see it. SameSite=Strict: no other site's page can make the browser send it.
-            // Max-Age 400 days, the longest browsers keep a cookie; revoking it is what ends it.
+            // Max-Age 400 days, the longest browsers keep a cookie; revoking it is what ends it. Secure over TLS: the
+            // browser then never sends it in clear text.
+            let secure = settings.tls == nil ? "" : "; Secure"
             response.headers[values: .setCookie].append(
-                "\(WebAuthenticator.cookieName)=\(secret); Path=/; Max-Age=34560000; HttpOnly; SameSite=Strict")
+                "\(WebAuthenticator.cookieName)=\(secret); Path=/; Max-Age=34560000; HttpOnly; SameSite=Strict\(secure)")
             return response
         }
     }

@@ -2,8 +2,11 @@ import Foundation
 import GripDaemon
 import GripStore
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -49,6 +52,27 @@ public final class WebServer: Service, Sendable {
         }
     }
 
+    /// HTTP/1.1, over TLS when the settings name a certificate and key.
+    /// - Throws: ``WebTLSError`` naming the file that could not be read as PEM.
+    static func serverBuilder(tls: WebSettings.TLSFiles?) throws -> HTTPServerBuilder {
+        guard let tls else { return .http1() }
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath)
+        } catch {
+            throw WebTLSError("cannot read the certificate \(tls.certificatePath) as PEM: \(error)")
+        }
+        do {
+            key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
+        } catch {
+            throw WebTLSError("cannot read the private key \(tls.keyPath) as PEM: \(error)")
+        }
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        return try .tls(.http1(), tlsConfiguration: configuration)
+    }
+
     /// Serves until cancelled or shut down gracefully.
     /// - Throws: when the address cannot be bound.
     public func run() async throws {
@@ -57,6 +81,7 @@ public final class WebServer: Service, Sendable {
         let listen = settings.listen
         let application = Application(
             router: router,
+            server: try Self.serverBuilder(tls: settings.tls),
             configuration: ApplicationConfiguration(
                 address: .hostname(listen.host, port: listen.port), serverName: "griptrackd"),
             onServerRunning: { [self] channel in
@@ -64,7 +89,7 @@ public final class WebServer: Service, Sendable {
                 bound.withLock { $0 = port }
                 var actual = listen
                 actual.port = port
-                access.setListenAddress(actual.description)
+                access.setListenAddress(actual.description, scheme: settings.tls == nil ? "http" : "https")
                 logger.info("Web app listening", metadata: ["web.listen": "\(actual)"])
             },
             logger: logger)

@@ -16,6 +16,19 @@ public struct WebSettings: Sendable {
     public var anonymous: GriptrackConfig.Web.Anonymous
     /// The daemon's Unix socket, which the web app is a client of.
     public var socketPath: String
+    /// `[web] tls_certificate` and `tls_key` (PEM files): the web app then speaks HTTPS only; nil: plain HTTP.
+    public var tls: TLSFiles?
+
+    /// A certificate chain and its private key, as PEM files.
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificatePath: String
+        public var keyPath: String
+
+        public init(certificatePath: String, keyPath: String) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+        }
+    }
     /// The kernel's send buffer for an event stream's connection (SO_SNDBUF), which ``eventSendBufferBytes`` sets
     /// per server: without it, Linux grows a stalled connection's buffer to megabytes (on loopback, to several
     /// times the 64 KiB segment size) before the web app can notice that its browser has stopped reading.
@@ -31,9 +44,13 @@ public struct WebSettings: Sendable {
     ///   - listen: `[web] listen` or `griptrackd --web`.
     ///   - anonymous: `[web] anonymous`.
     ///   - socketPath: the daemon's socket.
-    public init(listen: WebListen, anonymous: GriptrackConfig.Web.Anonymous = .none, socketPath: String) {
+    ///   - tls: `[web] tls_certificate` and `tls_key`, for HTTPS.
+    public init(
+        listen: WebListen, anonymous: GriptrackConfig.Web.Anonymous = .none, socketPath: String, tls: TLSFiles? = nil
+    ) {
         self.listen = listen
         self.anonymous = anonymous
         self.socketPath = socketPath
+        self.tls = tls
     }
 }

@@ -122,7 +122,9 @@ struct Griptrackd: AsyncParsableCommand {
             return
         }
         let server = WebServer(
-            settings: WebSettings(listen: listen, anonymous: file.web.anonymous, socketPath: socket),
+            settings: WebSettings(
+                listen: listen, anonymous: file.web.anonymous, socketPath: socket,
+                tls: file.webTLSFiles.map { WebSettings.TLSFiles(certificatePath: $0.certificate, keyPath: $0.key) }),
             access: daemon.webAccess, logger: Logger(label: "griptrackd.web"),
             metrics: { daemon.metricsExposition() })
         try await Self.run(daemon, with: server, logger: logger)

@@ -21,7 +21,8 @@ final class WebHarness: Sendable {
     init(
         capture: String = "progressor-repeaters.btsnoop", speed: Double = 20, anonymous: GriptrackConfig.Web.Anonymous = .none,
         eventBacklogLines: Int = WebSettings.eventBacklogLines, eventSendBufferBytes: Int = WebSettings.eventSendBufferBytes,
-        keepsStreamOpen: Bool = true, configure: (inout DaemonConfiguration) -> Void = { _ in }
+        keepsStreamOpen: Bool = true, tls: WebSettings.TLSFiles? = nil,
+        configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) async throws {
         var template = Array("/tmp/gtw-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
@@ -37,7 +38,8 @@ final class WebHarness: Sendable {
         self.daemon = daemon
         daemonTask = Task { try await daemon.run() }
         await daemon.waitUntilServing()
-        var settings = WebSettings(listen: WebListen("127.0.0.1:0")!, anonymous: anonymous, socketPath: socketPath)
+        var settings = WebSettings(
+            listen: WebListen("127.0.0.1:0")!, anonymous: anonymous, socketPath: socketPath, tls: tls)
         settings.eventBacklogLines = eventBacklogLines
         settings.eventSendBufferBytes = eventSendBufferBytes
         let server = WebServer(

@@ -60,7 +60,7 @@ public final class WebAccess: Sendable {
     let logger: Logger
     private let codes = Mutex<[String: PendingCode]>([:])
     private let valid = Mutex<[String: Identity]>([:])
-    private let listening = Mutex<String?>(nil)
+    private let listening = Mutex<(address: String, scheme: String)?>(nil)
     private let queue = DispatchQueue(label: "griptrack.web-access")
 
     /// Loads the valid credentials.
@@ -78,13 +78,14 @@ public final class WebAccess: Sendable {
     }
 
     /// Where the web app listens (`HOST:PORT`, the port as bound), for the pairing reply; nil while it does not.
-    public var listenAddress: String? {
-        get { listening.withLock { $0 } }
-    }
+    public var listenAddress: String? { listening.withLock { $0?.address } }
 
-    /// The web layer: says where it listens once bound (nil when it stops).
-    public func setListenAddress(_ address: String?) {
-        listening.withLock { $0 = address }
+    /// `https` when the web app serves TLS, else `http`; nil while it does not listen.
+    public var listenScheme: String? { listening.withLock { $0?.scheme } }
+
+    /// The web layer: says where it listens once bound, and how (nil when it stops).
+    public func setListenAddress(_ address: String?, scheme: String = "http") {
+        listening.withLock { $0 = address.map { ($0, scheme) } }
     }
 
     // MARK: - The web layer

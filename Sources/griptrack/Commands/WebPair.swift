@@ -38,7 +38,9 @@ extension Griptrack.Web {
                     "griptrackd's web app is off: set [web] listen = \"0.0.0.0:8080\" in griptrack.toml (or start "
                         + "griptrackd with --web), restart it, then pair again")
             }
-            let url = "http://\(Self.urlHost(listen: listen, override: host))/pair?code=\(code)"
+            // 1.6: "scheme" says whether the web app serves HTTPS ([web] tls_certificate); older daemons serve HTTP.
+            let scheme = reply["scheme"] as? String ?? "http"
+            let url = "\(scheme)://\(Self.urlHost(listen: listen, override: host))/pair?code=\(code)"
             let who = (reply["name"] as? String).map { " as \($0)" } ?? ""
             print("Open this on the phone or tablet within 10 minutes (it works once; role \(role.rawValue)\(who)):")
             print(url)
