@@ -271,4 +271,33 @@ struct MQTTBridgeTests {
         #expect(online, "\(daemon.log)")
         daemon.stop()
     }
+
+    @Test("mqtts: the bridge verifies the broker against ca_file; with another CA it never connects and says why")
+    func mqttsVerifiesTheBroker() async throws {
+        let broker = try MosquittoBroker(tls: true)
+        let certificate = try #require(broker.certificate)
+        let daemon = try ReplayingDaemon(
+            capture: Self.capture, speed: 1,
+            mqtt: "url = \"mqtts://localhost:\(broker.port)\"\nca_file = \"\(certificate.certificatePath)\"",
+            directory: broker.directory)
+        let online = await waitUntil(seconds: 30) {
+            (try? Subscriber.retained(
+                port: broker.port, filter: Self.base + "/availability", caFile: certificate.certificatePath
+            ).map(\.payload)) == ["online"]
+        }
+        #expect(online, "\(daemon.log)\n\(broker.log)")
+        daemon.stop()
+
+        // A certificate the broker was not signed with: the TLS handshake fails, nothing is published.
+        let stranger = try SelfSignedCertificate(in: broker.directory, name: "stranger")
+        try FileManager.default.createDirectory(atPath: broker.directory + "/stranger", withIntermediateDirectories: false)
+        let refused = try ReplayingDaemon(
+            capture: Self.capture, speed: 1,
+            mqtt: "url = \"mqtts://localhost:\(broker.port)\"\nclient_id = \"gt-stranger\"\nca_file = \"\(stranger.certificatePath)\"",
+            directory: broker.directory + "/stranger")
+        try await Task.sleep(for: .seconds(3))
+        #expect(!refused.log.contains("MQTT connected"), "\(refused.log)")
+        #expect(refused.log.contains("MQTT broker unreachable"), "the bridge logs why it is not connected: \(refused.log)")
+        refused.stop()
+    }
 }

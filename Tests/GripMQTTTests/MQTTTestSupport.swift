@@ -121,13 +121,21 @@ final class MosquittoBroker: @unchecked Sendable {
         var description: String
     }
 
-    init() throws {
+    /// The broker's own certificate when it listens with TLS only (mqtts).
+    let certificate: SelfSignedCertificate?
+
+    /// - Parameter tls: listen with TLS only, with a fresh self-signed certificate for localhost.
+    init(tls: Bool = false) throws {
         guard Self.installed else { throw Failure(description: "mosquitto is not installed; run scripts/setup") }
         directory = "/tmp/gt-mqtt-" + String(UUID().uuidString.prefix(8)).lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         port = try Self.freePort()
+        certificate = tls ? try SelfSignedCertificate(in: directory, name: "broker") : nil
+        // mosquitto drops root for user mosquitto, which must be able to read the key.
+        if let certificate { chmod(certificate.keyPath, 0o644) }
+        let tlsLines = certificate.map { "\ncertfile \($0.certificatePath)\nkeyfile \($0.keyPath)" } ?? ""
         let config = """
-            listener \(port) 127.0.0.1
+            listener \(port) 127.0.0.1\(tlsLines)
             allow_anonymous true
             persistence false
             log_dest stdout
@@ -230,9 +238,11 @@ final class Subscriber: @unchecked Sendable {
     func messages(on topic: String) -> [Received] { messages.filter { $0.topic == topic } }
 
     /// The retained messages under `filter` now: a fresh `mosquitto_sub --retained-only` that exits after them.
-    static func retained(port: Int, filter: String) throws -> [Received] {
+    /// - Parameter caFile: for a TLS broker: connect as `localhost` and verify it against this certificate.
+    static func retained(port: Int, filter: String, caFile: String? = nil) throws -> [Received] {
+        let tls = caFile.map { ["-h", "localhost", "--cafile", $0] } ?? ["-h", "127.0.0.1"]
         let text = try Spawn.run(
-            ["/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", "\(port)", "-t", filter, "--retained-only", "-W", "2",
+            ["/usr/bin/mosquitto_sub"] + tls + ["-p", "\(port)", "-t", filter, "--retained-only", "-W", "2",
              "-F", "%U %r %t %p"])
         return text.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)

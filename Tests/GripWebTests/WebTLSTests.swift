@@ -1,5 +1,6 @@
 import Foundation
 import GripConfig
+import GripTestSupport
 import Testing
 
 @testable import GripWeb
@@ -22,16 +23,9 @@ struct WebTLSTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// A self-signed certificate for 127.0.0.1 and localhost, and its key, in `directory`.
     static func certificate(in directory: String) throws -> WebSettings.TLSFiles {
-        let files = WebSettings.TLSFiles(certificatePath: directory + "/web.crt", keyPath: directory + "/web.key")
-        let made = try run([
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", files.keyPath, "-out", files.certificatePath, "-days", "2", "-subj", "/CN=griptrack test",
-            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-        ])
-        try #require(made.status == 0, "openssl could not make a certificate")
-        return files
+        let made = try SelfSignedCertificate(in: directory, name: "web")
+        return WebSettings.TLSFiles(certificatePath: made.certificatePath, keyPath: made.keyPath)
     }
 
     @Test("HTTPS answers a client that verifies the configured certificate; plain HTTP on the port gets nothing")
