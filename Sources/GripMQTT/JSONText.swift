@@ -1,3 +1,5 @@
+import GripProtocol
+
 /// A JSON value written in the order it was built (Home Assistant does not care about order; people reading
 /// `mosquitto_sub` output do). Numbers are kept as their text, so a float32 force goes out as its shortest exact
 /// decimal, as in the socket protocol.
@@ -29,7 +31,7 @@ indirect enum JSONText: Sendable, Equatable {
 
     private func write(into out: inout String) {
         switch self {
-        case .string(let text): Self.quote(text, into: &out)
+        case .string(let text): JSONLine.appendString(text, to: &out)
         case .number(let text): out += text
         case .bool(let value): out += value ? "true" : "false"
         case .array(let values):
@@ -43,29 +45,11 @@ indirect enum JSONText: Sendable, Equatable {
             out += "{"
             for (index, (key, value)) in fields.enumerated() {
                 if index > 0 { out += "," }
-                Self.quote(key, into: &out)
+                JSONLine.appendString(key, to: &out)
                 out += ":"
                 value.write(into: &out)
             }
             out += "}"
         }
-    }
-
-    private static func quote(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

@@ -42,12 +42,9 @@ public enum RingStress {
         return true
     }
 
-    /// 2 million entries arrive in order with intact values when the producer waits for space.
-    public static func losslessWithPushWaiting() -> [String] {
-        var failures: [String] = []
-        let total = 2_000_000
-        let ring = NotificationRing(capacityPowerOfTwo: 64)
-        let producer = TestThread {
+    /// A producer thread that pushes entries 0..<total, waiting for space, then the end of the stream.
+    private static func waitingProducer(total: Int, ring: NotificationRing) -> TestThread {
+        TestThread {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
             defer { buffer.deallocate() }
             for sequence in 0..<total {
@@ -56,8 +53,17 @@ public enum RingStress {
                 }
                 precondition(pushed)
             }
-            precondition(ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: -1, value: UnsafeRawBufferPointer(start: nil, count: 0)))
+            precondition(ring.pushWaiting(
+                kind: .endOfStream, handle: 0, hostMicros: -1, value: UnsafeRawBufferPointer(start: nil, count: 0)))
         }
+    }
+
+    /// 2 million entries arrive in order with intact values when the producer waits for space.
+    public static func losslessWithPushWaiting() -> [String] {
+        var failures: [String] = []
+        let total = 2_000_000
+        let ring = NotificationRing(capacityPowerOfTwo: 64)
+        let producer = waitingProducer(total: total, ring: ring)
 
         var next = 0
         var mismatches: [String] = []
@@ -147,17 +153,7 @@ public enum RingStress {
         // The waker's mailbox: the number of the last command posted, and the consumer's acknowledgement.
         let posted = Atomic<Int>(0)
         let acknowledged = Atomic<Int>(0)
-        let producer = TestThread {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
-            defer { buffer.deallocate() }
-            for sequence in 0..<total {
-                let pushed = Self.push(sequence, in: buffer) {
-                    ring.pushWaiting(kind: $0, handle: $1, hostMicros: $2, value: $3)
-                }
-                precondition(pushed)
-            }
-            precondition(ring.pushWaiting(kind: .endOfStream, handle: 0, hostMicros: -1, value: UnsafeRawBufferPointer(start: nil, count: 0)))
-        }
+        let producer = waitingProducer(total: total, ring: ring)
         let waker = TestThread {
             for command in 1...commands {
                 posted.store(command, ordering: .relaxed)
