@@ -13,4 +13,6 @@ public enum RecordingState: String, Sendable, Codable, CaseIterable {
 public enum Hand: String, Sendable, Codable, CaseIterable {
     case left
     case right
+    /// Both hands on the device at once (a two-handed hang on one sensor).
+    case both
 }
