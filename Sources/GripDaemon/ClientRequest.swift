@@ -25,6 +25,16 @@ struct ClientRequest: Decodable, Equatable {
     // 1.5: WEB
     var role: String?
     var name: String?
+    // 1.6: LABEL (with hand, label and id)
+    var athlete: String?
+    var grip: String?
+    var edgeMm: Double?
+    var bodyWeightKg: Double?
+
+    private enum CodingKeys: String, CodingKey {
+        case `class`, enable, pace, hand, label, save, action, note, expires, id, from, limit, data, more, kind, role, name
+        case athlete, grip, edgeMm = "edge_mm", bodyWeightKg = "body_weight_kg"
+    }
 
     /// What the daemon answers to a line that is not a JSON object with a "class" string.
     static let malformed = RequestProblem(

@@ -6,7 +6,7 @@ import GripWire
 enum ProtocolMessage {
     /// Protocol version sent in VERSION; bump minor for additions, major for breaking changes.
     static let protoMajor = 1
-    static let protoMinor = 5
+    static let protoMinor = 6
 
     /// - Parameter database: 1.2: the daemon's database file, when it has one.
     static func version(release: String, database: String? = nil) -> String {

@@ -42,6 +42,22 @@ extension ServerLoop {
         }
     }
 
+    /// LABEL (1.6): root or group griptrack-admin, as every store change.
+    mutating func describe(_ request: ClientRequest, from client: Client) {
+        guard let recorder = server.recorder else {
+            return send(StoreProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
+        }
+        guard admin(client, "labelling a recording") else { return }
+        switch StoreRequestParser.recordingID(request.id, for: "LABEL") {
+        case .failure(let problem): send(problem.line, to: client)
+        case .success(let id):
+            switch StoreRequestParser.description(request) {
+            case .failure(let problem): send(problem.line, to: client)
+            case .success(let change): recorder.requests.post(.change(client.reference, .describe(id, change)))
+            }
+        }
+    }
+
     /// PRO import: root or group griptrack-admin. Signed data longer than a request line comes in parts
     /// (`"more":true` on every part but the last); the daemon verifies it itself, then the recorder stores it.
     mutating func importSigned(_ request: ClientRequest, from client: Client) {

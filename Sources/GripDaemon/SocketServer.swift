@@ -404,6 +404,8 @@ struct ServerLoop {
             forwardToRecorder(request, from: client)
         case "DELETE":
             delete(request, from: client)
+        case "LABEL":
+            describe(request, from: client)
         case "WEB":
             web(request, from: client)
         case "TARE":
@@ -420,7 +422,7 @@ struct ServerLoop {
             }
             send(ProtocolMessage.error(
                 "unknown request class \"\(request.class)\"; expected WATCH, STATUS, RECORD, STOP, TARE, PRO, LIST, "
-                    + "SHOW, READ, STATS, HISTORY, PLAN, DELETE or WEB"), to: client)
+                    + "SHOW, READ, STATS, HISTORY, PLAN, DELETE, LABEL or WEB"), to: client)
         }
     }
 

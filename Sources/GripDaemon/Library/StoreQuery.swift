@@ -30,6 +30,8 @@ enum StoreChange: Sendable {
     case delete(RecordingID)
     /// PRO import: App Store signed data the daemon has verified itself.
     case importSigned(ImportedSignedData)
+    /// LABEL (1.6): hand, label, athlete, grip, edge depth, body weight.
+    case describe(RecordingID, RecordingDescription)
 }
 
 /// The machine-readable `code` of an `ERROR` reply to a 1.2 request.

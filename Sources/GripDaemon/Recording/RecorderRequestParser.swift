@@ -30,7 +30,7 @@ enum RecorderRequestParser {
             var parsedHand: Hand?
             if let hand {
                 guard let value = Hand(rawValue: hand) else {
-                    return .failure(RequestProblem(message: "hand must be \"left\" or \"right\", got \"\(hand)\""))
+                    return .failure(RequestProblem(message: "hand must be \"left\", \"right\" or \"both\", got \"\(hand)\""))
                 }
                 parsedHand = value
             }

@@ -23,11 +23,7 @@ extension Griptrack {
                 """
         )
 
-        @Option(help: "The hand: left or right.")
-        var hand: GripStore.Hand?
-
-        @Option(help: ArgumentHelp("A label stored with the recording (at most 200 bytes).", valueName: "text"))
-        var label: String?
+        @OptionGroup var setup: SetupOptions
 
         @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
         var duration: Double?
@@ -76,14 +72,12 @@ extension Griptrack {
             if immediate && !common.json {
                 throw ValidationError("--immediate changes how often --json prints SAMPLES; add --json (a screen redraws at most 25 times a second anyway).")
             }
-            if let label, let problem = RecordingLabel.problem(label) {
-                throw ValidationError("--label \(problem).")
-            }
+            try setup.validate(requireOne: false)
         }
 
         func run() async throws {
             let request = RecordRequest(
-                hand: hand?.rawValue, label: label, save: !noSave, duration: duration, immediate: immediate)
+                hand: setup.hand?.rawValue, label: setup.label, save: !noSave, duration: duration, immediate: immediate)
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {
@@ -107,6 +101,7 @@ extension Griptrack {
                 if mode == .fullScreen {
                     for effort in state.efforts { print(RecordState.plain(effort)) }
                 }
+                try describeSaved(end, local: local != nil, path: path)
                 if !json { print(Self.summary(end, state: state)) }
                 if case .endedByDaemon = end, local == nil {
                     throw CLIExit.error.fail(
@@ -116,6 +111,29 @@ extension Griptrack {
         }
 
         var json: Bool { common.json }
+
+        /// Stores athlete, grip, edge and body weight on the saved recording, through the daemon that saved it
+        /// (LABEL) or, for an in-process daemon that has stopped, in the personal database it wrote. RECORD itself
+        /// carries only hand and label.
+        private func describeSaved(_ end: RecordEnd, local: Bool, path: String) throws {
+            let setupOnly = RecordingDescription(
+                athlete: setup.athlete, grip: setup.grip, edgeMillimetres: setup.edgeMillimetres,
+                bodyWeightKilograms: setup.bodyWeightKilograms)
+            guard !setupOnly.isEmpty, let id = end.savedID else { return }
+            if local {
+                let library = try LocalLibrary(
+                    common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
+                _ = try library.describe(RecordingID(rawValue: id), setupOnly)
+                return
+            }
+            let library: DaemonLibrary
+            do {
+                library = try DaemonLibrary(connection: DaemonConnection(path: path))
+            } catch {
+                throw error.exit.fail(error.description)
+            }
+            _ = try library.describe(RecordingID(rawValue: id), setupOnly)
+        }
 
         enum Mode: Sendable { case fullScreen, plain, json }
 

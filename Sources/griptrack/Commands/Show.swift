@@ -114,7 +114,7 @@ extension Griptrack {
             var lines: [String] = []
             let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "still recording"
             lines.append("\(name): \(Format.second(row.startedAt)), \(length), \(row.profile) (\(row.device))")
-            if let who = Format.handAndLabel(hand: row.hand?.rawValue, label: row.label) { lines.append(who) }
+            if let who = Format.who(row) { lines.append(who) }
             var summary = "\(efforts.count) effort\(efforts.count == 1 ? "" : "s"), max \(Format.kg(row.maxKilograms)), "
                 + "average \(Format.kg(row.averageKilograms)), \(row.sampleCount) samples"
             if row.state != .complete { summary += ", \(row.state.rawValue)" }
@@ -192,11 +192,7 @@ struct ShowJSON: Encodable {
     var figures: TestFigures
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
-        recording = ListJSON.Item(
-            id: row.id.rawValue, uuid: row.uuid.uuidString.lowercased(), startedAt: row.startedAt, endedAt: row.endedAt, device: row.device,
-            profile: row.profile, hand: row.hand?.rawValue, label: row.label, state: row.state.rawValue,
-            efforts: row.effortCount, samples: row.sampleCount,
-            maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms))
+        recording = ListJSON.Item(row)
         figures = TestFigures(efforts: efforts, samples: samples)
         let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
         self.efforts = efforts.map {

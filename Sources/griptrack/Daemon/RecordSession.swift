@@ -19,6 +19,14 @@ enum RecordEnd: Equatable, Sendable {
     case stopped(DaemonMessage.StopReply)
     /// The daemon ended the recording itself (end of stream, shutdown) and said so in `RECORDER`.
     case endedByDaemon(DaemonMessage.RecorderReport)
+
+    /// The stored recording's id, when one was saved.
+    var savedID: Int64? {
+        switch self {
+        case .stopped(let reply): reply.event == "saved" ? reply.id : nil
+        case .endedByDaemon(let report): report.event == "saved" ? report.id : nil
+        }
+    }
 }
 
 /// Why `griptrack record` could not finish.
