@@ -42,7 +42,7 @@ struct RecorderPartsTests {
             client: client, now: now)
     }
 
-    @Test("RECORD takes hand left/right, a label up to 200 bytes, and saves unless save is false")
+    @Test("RECORD takes hand left/right/both, a label up to 200 bytes, and saves unless save is false")
     func recordFields() {
         guard case .success(.record(_, let hand, let label, let save)) = Self.parse("RECORD", hand: "left", label: "warm-up")
         else { Issue.record("RECORD was not accepted"); return }
@@ -52,7 +52,11 @@ struct RecorderPartsTests {
         }
         #expect(Self.parse("RECORD", label: String(repeating: "é", count: 100)).isSuccess)  // 200 bytes
         #expect(Self.parse("RECORD", label: String(repeating: "é", count: 101)).problem?.contains("202 bytes") == true)
-        #expect(Self.parse("RECORD", hand: "both").problem == "hand must be \"left\" or \"right\", got \"both\"")
+        guard case .success(.record(_, .both, nil, true)) = Self.parse("RECORD", hand: "both") else {
+            Issue.record("RECORD hand both was not accepted"); return
+        }
+        #expect(Self.parse("RECORD", hand: "middle").problem
+            == "hand must be \"left\", \"right\" or \"both\", got \"middle\"")
     }
 
     // A NUL reached the store, which kept only what came before it ("a\0b" was stored as "a").
