@@ -78,3 +78,30 @@ struct ProtocolSessionsTests {
             "\(result)")
     }
 }
+
+extension ProtocolSessionsTests {
+    @Test("label --body-weight-from-hang: the median of seconds 5–10 of the hold; a short pull is refused with exit 5")
+    func bodyWeightFromHang() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        #expect(try sandbox.run("replay", sandbox.capture("endurance-failure"), "--save").status == 0)
+        #expect(try sandbox.run("replay", sandbox.capture("rfd-pulls"), "--save").status == 0)
+        let measured = try sandbox.run("label", "1", "--athlete", "Ana", "--body-weight-from-hang", "1", "--json")
+        #expect(measured.status == 0, "\(measured)")
+        struct Labelled: Decodable {
+            struct Item: Decodable { var bodyWeightKg: Double?; var athlete: String? }
+            var recording: Item
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let json = try decoder.decode(Labelled.self, from: Data(measured.stdout.utf8))
+        // Built: 0.3 kg + 16 kg fading by 30 % over 36 s, read 8.4–13.4 s into the capture: 15.4 kg in the middle.
+        let weight = try #require(json.recording.bodyWeightKg)
+        #expect(abs(weight - 15.4) < 0.3, "\(weight)")
+        #expect(json.recording.athlete == "Ana")
+        let short = try sandbox.run("label", "1", "--body-weight-from-hang", "2")
+        #expect(short.status == 5, "\(short)")
+        #expect(short.stderr.hasPrefix("griptrack: no body weight from recording 2: the hang lasted 0."), "\(short)")
+        #expect(short.stderr.hasSuffix(" s; hang still for 10 s\n"), "\(short)")
+    }
+}
