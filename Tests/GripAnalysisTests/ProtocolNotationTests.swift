@@ -42,6 +42,7 @@ struct ProtocolNotationTests {
         ("endurance @80-40%", "column 11: \"@80-40%\": the band's low end must be below its high end"),
         ("repeaters 6x 7:3 5x", "column 18: reps is given twice (first at column 11)"),
         ("cf 24x 7:3 @80%", "column 12: cf is all-out: every rep as hard as possible, so it takes no target band"),
+        ("max 3x @80%", "column 8: max pulls are all-out, so they take no target band"),
         ("endurance 30s @40-80%", "column 11: an endurance hold lasts until failure; leave the duration out"),
         ("max 3x 0.1s", "column 8: work 0.1s is outside 0.5–600s"),
     ])

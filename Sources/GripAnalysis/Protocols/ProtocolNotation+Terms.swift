@@ -34,6 +34,7 @@ extension ProtocolNotation {
                     kind: kind, reps: reps ?? 6, sets: sets ?? 1, workMicros: micros(work), restMicros: micros(repRest),
                     setRestMicros: micros(rest ?? 180), targetPercent: target, alternate: alternate ?? false)
             case .max:
+                try refuse("a target band", "max pulls are all-out, so they take no target band")
                 return TrainingProtocol(
                     kind: kind, reps: reps ?? 3, sets: sets ?? 1, workMicros: micros(workRest?.work ?? work ?? 10),
                     restMicros: micros(workRest?.rest ?? rest ?? 180), setRestMicros: micros(rest ?? 180),

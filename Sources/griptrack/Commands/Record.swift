@@ -25,6 +25,18 @@ extension Griptrack {
 
         @OptionGroup var setup: SetupOptions
 
+        @Option(name: .customLong("protocol"), help: ArgumentHelp(
+            "Run a protocol: a built-in (max, repeaters, cf, rfd, endurance) or notation such as \"repeaters 6x 7:3 @80%\".",
+            discussion: "Shows a 5 s countdown, HANG and REST with the time left, the rep and set, the next hand and the "
+                + "target band (with --max-kg); on a terminal the bell marks each hang's start and end (docs/protocols.md).",
+            valueName: "protocol"))
+        var protocolText: String?
+
+        @Option(name: .customLong("max-kg"), help: ArgumentHelp(
+            "The athlete's max for this hand and grip (kg): the protocol's target band is a percentage of it.",
+            valueName: "kg"))
+        var maxKg: Double?
+
         @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
         var duration: Double?
 
@@ -73,11 +85,20 @@ extension Griptrack {
                 throw ValidationError("--immediate changes how often --json prints SAMPLES; add --json (a screen redraws at most 25 times a second anyway).")
             }
             try setup.validate(requireOne: false)
+            if let protocolText { _ = try ProtocolOption.parse(protocolText) }
+            if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
+            if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
         }
 
         func run() async throws {
+            let run = try protocolText.map {
+                ProtocolRun(
+                    name: $0, training: try ProtocolOption.parse($0), maxKg: maxKg,
+                    firstHand: setup.hand == .left ? .left : .right)
+            }
             let request = RecordRequest(
-                hand: setup.hand?.rawValue, label: setup.label, save: !noSave, duration: duration, immediate: immediate)
+                hand: setup.hand?.rawValue, label: setup.label, save: !noSave, duration: duration, immediate: immediate,
+                run: run)
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {

@@ -59,12 +59,7 @@ extension Griptrack {
         var training: TrainingProtocol? {
             get throws {
                 guard let protocolText else { return nil }
-                if let builtIn = BuiltInProtocols.named(protocolText) { return builtIn }
-                do throws(ProtocolNotationError) {
-                    return try ProtocolNotation.parse(protocolText)
-                } catch {
-                    throw ValidationError("--protocol \"\(protocolText)\": \(error).")
-                }
+                return try ProtocolOption.parse(protocolText)
             }
         }
 

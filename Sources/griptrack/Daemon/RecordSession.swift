@@ -11,6 +11,8 @@ struct RecordRequest: Sendable {
     var duration: Double?
     /// Each notification's samples as soon as the daemon decodes them (WATCH pace "immediate", protocol 1.3).
     var immediate = false
+    /// `--protocol`: the run whose cues the view shows.
+    var run: ProtocolRun?
 }
 
 /// How a recording ended.
@@ -83,6 +85,7 @@ final class RecordSession {
         self.request = request
         self.view = view
         self.interrupt = interrupt
+        state.run = request.run
     }
 
     /// Runs the recording to its end.
