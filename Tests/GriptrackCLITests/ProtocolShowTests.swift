@@ -75,3 +75,21 @@ struct ProtocolShowTests {
         #expect(result.stdout.hasSuffix("\nEndurance: still holding when the recording ended (peak 7.6 kg)\n"), "\(result)")
     }
 }
+
+extension ProtocolShowTests {
+    @Test("trends --athlete --hand keeps one athlete's hand: Ana's left-hand best, not Ben's")
+    func trendsPerAthleteAndHand() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        #expect(try sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
+        #expect(try sandbox.run("replay", sandbox.capture("max-pulls"), "--save").status == 0)
+        #expect(try sandbox.run("label", "1", "--athlete", "Ana", "--hand", "left").status == 0)
+        #expect(try sandbox.run("label", "2", "--athlete", "Ben", "--hand", "left").status == 0)
+        #expect(try sandbox.run("pro", "grant").status == 0)
+        let ana = try sandbox.run("trends", "--athlete", "ana", "--hand", "left")
+        #expect(ana.status == 0, "\(ana)")
+        #expect(ana.stdout.hasPrefix("Personal best:  22.4 kg"), "\(ana)")
+        let nobody = try sandbox.run("trends", "--athlete", "Ana", "--hand", "right")
+        #expect(nobody.stdout.hasPrefix("No scored recordings yet."), "\(nobody)")
+    }
+}
