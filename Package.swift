@@ -234,7 +234,11 @@ var package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
-        .testTarget(name: "GripAnalysisTests", dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "GripAnalysisTests",
+            dependencies: ["GripAnalysis", "GripWire", "GripSimulator", "GripTestSupport",
+                           .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "GripDaemonTests",
             dependencies: ["GripDaemon", "GripEntitlements", "GripStream", "GripSync", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),

@@ -50,6 +50,10 @@ public struct CriticalForce: Sendable, Equatable {
     /// CF as a fraction of the test's peak.
     public var fractionOfPeak: Double { peakKg > 0 ? criticalForceKg / peakKg : 0 }
 
+    /// W′ / CF (s): how many seconds at twice CF the reserve above CF would last, a size of W′ that does not grow
+    /// with strength alone; absent when CF is not above zero.
+    public var wPrimeOverCriticalForceSeconds: Double? { criticalForceKg > 0 ? wPrimeKgSeconds / criticalForceKg : nil }
+
     /// Reps cut by the stream, left out of CF and W′.
     public var repsLeftOut: Int
 

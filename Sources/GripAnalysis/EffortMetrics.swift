@@ -8,7 +8,8 @@
 /// times are stream microseconds (``ForceSample/micros``). The functions take arrays and loop by index so that
 /// even unoptimised builds do not allocate (the segmenter calls them on its hot path).
 public struct EffortMetrics: Sendable, Equatable {
-    /// Highest force over the window (kg, raw): the maximum of the samples inside it and of F at both ends.
+    /// Highest force over the window (kg, raw): the maximum of the samples inside it and of F at both ends, leaving
+    /// out single-sample spikes (``isSpike(_:at:)``).
     public var peakKg: Float
     /// Time of the first occurrence of ``peakKg`` (stream µs).
     public var peakMicros: Int64
@@ -31,6 +32,28 @@ public struct EffortMetrics: Sendable, Equatable {
     /// rise, and the interpolated crossings then say more about the sample times than about the pull (a 10 Hz
     /// Entralpi, a 5 Hz weight scale, a 2 Hz WH-C06). docs/metrics.md, "What each figure needs".
     public static let rfdLongestIntervalMicros: Int64 = 20_000
+
+    /// How far one sample must stand above both neighbours to be a spike (kg).
+    public static let spikeMarginKg: Float = 5
+    /// The longest span between a spike's neighbours (µs): 50 ms, so the rule applies at 40 samples a second and
+    /// faster. At 10 Hz one sample may be all there is of a quick real pull, so slower traces keep every sample.
+    public static let spikeSpanMicros: Int64 = 50_000
+
+    /// Whether `trace[index]` is a single-sample spike, which never becomes a peak (docs/metrics.md, "Spike rule"):
+    /// it stands more than ``spikeMarginKg`` above both neighbours, and they lie at most ``spikeSpanMicros`` apart.
+    /// A hand cannot add 5 kg and take it off again within 50 ms; a glitched frame or a knock on the device can. The
+    /// sample still counts in the impulse and mean: it was measured, and one sample moves them little.
+    ///
+    /// - Important: HOT PATH: no allocation.
+    @inline(__always)
+    public static func isSpike(_ trace: [ForceSample], at index: Int) -> Bool {
+        guard index > 0, index + 1 < trace.count else { return false }
+        let before = trace[index - 1]
+        let after = trace[index + 1]
+        // In Double: stored times are input and their difference may not fit Int64.
+        guard Double(after.micros) - Double(before.micros) <= Double(spikeSpanMicros) else { return false }
+        return trace[index].kilograms - Swift.max(before.kilograms, after.kilograms) > spikeMarginKg
+    }
 
     /// Computes the metrics of one effort.
     ///
@@ -66,7 +89,7 @@ public struct EffortMetrics: Sendable, Equatable {
             if count == 0 { firstInside = sample.micros }
             lastInside = sample.micros
             count += 1
-            if sample.kilograms > peak {
+            if sample.kilograms > peak, !Self.isSpike(trace, at: index - 1) {
                 peak = sample.kilograms
                 peakMicros = sample.micros
             }

@@ -2,4 +2,6 @@
 public enum Hand: String, Sendable, Codable, CaseIterable {
     case left
     case right
+    /// Both hands on the device at once (a two-handed hang on one sensor).
+    case both
 }

@@ -24,7 +24,19 @@ extension ProtocolMessage {
         if let average = row.averageKilograms { object.add("avg_kg", Float(average)) }
         object.add("samples", row.sampleCount)
         object.add("efforts", row.effortCount)
+        // 1.6: who and how.
+        if let athlete = row.setup.athlete { object.add("athlete", athlete) }
+        if let grip = row.setup.grip { object.add("grip", grip) }
+        if let edge = row.setup.edgeMillimetres { object.add("edge_mm", edge) }
+        if let weight = row.setup.bodyWeightKilograms { object.add("body_weight_kg", weight) }
         return object.object
+    }
+
+    /// The `LABEL` reply (1.6): the recording as stored after the change.
+    static func described(_ row: RecordingRow) -> String {
+        var line = JSONLine(class: "LABEL")
+        line.addRaw("recording", recordingObject(row))
+        return line.line
     }
 
     /// One stored effort as a nested object (stream times in seconds).

@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripProtocol
 import GripStore
 
@@ -33,6 +34,15 @@ extension ServerLoop {
         }
         guard admin(client, "deleting a recording") else { return }
         recorder.requests.post(.change(client.reference, .delete(id)))
+    }
+
+    /// LABEL (1.6): root or group griptrack-admin, as every store change.
+    mutating func describe(_ id: RecordingID, _ change: RecordingDescription, from client: Client) {
+        guard let recorder = server.recorder else {
+            return send(RequestProblem(code: .store, message: "this daemon has no recordings database").line, to: client)
+        }
+        guard admin(client, "labelling a recording") else { return }
+        recorder.requests.post(.change(client.reference, .describe(id, change)))
     }
 
     /// PRO import: root or group griptrack-admin. Signed data longer than a request line comes in parts

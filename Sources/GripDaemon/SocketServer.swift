@@ -399,6 +399,8 @@ struct ServerLoop {
             }
         case .delete(let id):
             delete(RecordingID(rawValue: id), from: client)
+        case .label(let id, let change):
+            describe(RecordingID(rawValue: id), change, from: client)
         case .web(let action):
             web(action, from: client)
         case .tare:

@@ -25,6 +25,8 @@ final class MQTTConnection: Sendable {
         var justConnected = false
         /// The last refusal code logged, so a broker that keeps refusing logs once.
         var loggedRefusal: Int32?
+        /// The last failure before CONNACK logged (a TLS handshake that fails, a connection reset), logged once.
+        var loggedFailure: Int32?
     }
 
     let settings: MQTTSettings
@@ -251,6 +253,7 @@ final class MQTTConnection: Sendable {
             state.justConnected = true
             state.inFlight = 0
             state.loggedRefusal = nil
+            state.loggedFailure = nil
             return true
         }
         if code == 0 {
@@ -262,16 +265,22 @@ final class MQTTConnection: Sendable {
     }
 
     private func disconnected(_ code: Int32) {
-        let wasConnected = state.withLock { state in
+        let (wasConnected, firstFailure) = state.withLock { state in
             defer {
                 state.counters.connected = false
                 state.inFlight = 0
+                if code != 0 && !state.counters.connected { state.loggedFailure = code }
             }
-            return state.counters.connected
+            return (state.counters.connected, !state.counters.connected && state.loggedFailure != code)
         }
         // Code 0 is our own DISCONNECT at shutdown, logged there.
-        if wasConnected && code != 0 {
+        guard code != 0 else { return }
+        if wasConnected {
             logger.info("MQTT connection lost; reconnecting", metadata: ["mqtt.error": "\(LibMosquitto.describe(code))"])
+        } else if firstFailure {
+            // Before CONNACK: with mqtts, most often a certificate the ca_file does not vouch for.
+            logger.info("MQTT connection failed; retrying", metadata: [
+                "mqtt.error": "\(LibMosquitto.describe(code))", "mqtt.tls": "\(settings.tls)"])
         }
     }
 

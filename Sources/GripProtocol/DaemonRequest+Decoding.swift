@@ -24,7 +24,7 @@ extension DaemonRequest {
         var parsedHand: Hand?
         if let hand {
             guard let value = Hand(rawValue: hand) else {
-                return .failure(RequestProblem(message: "hand must be \"left\" or \"right\", got \"\(hand)\""))
+                return .failure(RequestProblem(message: Self.handProblem(hand)))
             }
             parsedHand = value
         }
@@ -32,6 +32,11 @@ extension DaemonRequest {
             return .failure(RequestProblem(message: "label " + problem))
         }
         return .success(.record(hand: parsedHand, label: label, save: save ?? true))
+    }
+
+    /// Why `hand` is not a hand.
+    static func handProblem(_ hand: String) -> String {
+        "hand must be \"left\", \"right\" or \"both\", got \"\(hand)\""
     }
 
     /// Every field any class uses; unknown fields are ignored (protocol 1.0, global rules).
@@ -53,6 +58,16 @@ extension DaemonRequest {
         var kind: String?
         var role: String?
         var name: String?
+        // 1.6: LABEL (with hand, label and id)
+        var athlete: String?
+        var grip: String?
+        var edgeMm: Double?
+        var bodyWeightKg: Double?
+
+        private enum CodingKeys: String, CodingKey {
+            case `class`, enable, pace, hand, label, save, action, note, expires, id, from, limit, data, more, kind, role
+            case name, athlete, grip, edgeMm = "edge_mm", bodyWeightKg = "body_weight_kg"
+        }
 
         func request(now: Date) -> Result<DaemonRequest, RequestProblem> {
             switch `class` {
@@ -85,11 +100,12 @@ extension DaemonRequest {
             case "HISTORY": return .success(.history)
             case "PLAN": return .success(.plan)
             case "DELETE": return recordingID().map { .delete(id: $0) }
+            case "LABEL": return recordingID().flatMap { id in description().map { .label(id: id, $0) } }
             case "WEB": return web().map { .web($0) }
             default:
                 return .failure(RequestProblem(
                     message: "unknown request class \"\(`class`)\"; expected WATCH, STATUS, RECORD, STOP, TARE, PRO, "
-                        + "LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE or WEB"))
+                        + "LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE, LABEL or WEB"))
             }
         }
 
@@ -122,7 +138,27 @@ extension DaemonRequest {
             }
         }
 
-        /// The recording id of SHOW, READ and DELETE.
+        /// LABEL's change, checked as `griptrack label` checks it (``RecordingDescription/problem``).
+        private func description() -> Result<RecordingDescription, RequestProblem> {
+            var change = RecordingDescription(
+                label: label, athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg)
+            if let hand {
+                guard let value = Hand(rawValue: hand) else {
+                    return .failure(RequestProblem(code: .invalid, message: DaemonRequest.handProblem(hand)))
+                }
+                change.hand = value
+            }
+            if change.isEmpty {
+                return .failure(RequestProblem(
+                    code: .invalid,
+                    message: "LABEL needs at least one of \"hand\", \"label\", \"athlete\", \"grip\", \"edge_mm\", "
+                        + "\"body_weight_kg\""))
+            }
+            if let problem = change.problem { return .failure(RequestProblem(code: .invalid, message: problem)) }
+            return .success(change)
+        }
+
+        /// The recording id of SHOW, READ, DELETE and LABEL.
         private func recordingID() -> Result<Int64, RequestProblem> {
             guard let id, id > 0 else {
                 return .failure(RequestProblem(

@@ -33,6 +33,14 @@ extension DaemonRequest {
             if let limit { line.add("limit", limit) }
         case .show(let id), .delete(let id):
             line.add("id", Int(id))
+        case .label(let id, let change):
+            line.add("id", Int(id))
+            if let hand = change.hand { line.add("hand", hand.rawValue) }
+            if let label = change.label { line.add("label", label) }
+            if let athlete = change.athlete { line.add("athlete", athlete) }
+            if let grip = change.grip { line.add("grip", grip) }
+            if let edge = change.edgeMillimetres { line.add("edge_mm", edge) }
+            if let weight = change.bodyWeightKilograms { line.add("body_weight_kg", weight) }
         case .read(let id, let from):
             line.add("id", Int(id))
             line.add("from", from)

@@ -1,3 +1,4 @@
+import Foundation
 import GripWire
 
 /// The simulated captures committed under `captures/`, each a realistic session that exercises one part of the
@@ -371,5 +372,63 @@ public enum CaptureCatalog {
                     Pull(start: 42, rise: 1.0, hold: 8, fall: 1.0, peak: 16),
                 ])),
             ])),
+        // Issue 30's protocol checks: sessions whose answers are known by construction.
+        Entry(
+            name: "progressor-cf-plateau",
+            summary: "A 24 x 7:3 all-out test built to a known plateau: flat reps falling from 40 kg to 15 kg (excess ÷ e every 3 reps)",
+            expectedEfforts: 24,
+            session: ProgressorSession(seed: 46, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 246, ForceProgram(baseline: 0.2, pulls: criticalForcePulls(start: 3))),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "progressor-repeaters-missed",
+            summary: "Six 7:3 repeaters at about 22 kg with the fourth missed (the hand came off the edge)",
+            expectedEfforts: 5,
+            session: ProgressorSession(seed: 47, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 64, ForceProgram(baseline: 0.3, tremor: 0.5, pulls:
+                    ForceProgram.repeaters(count: 6, start: 3, work: 7, rest: 3, peak: 22).enumerated()
+                        .filter { $0.offset != 3 }.map(\.element))),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "progressor-endurance-failure",
+            summary: "An endurance hold from 3 s at 16 kg fading to 11 kg, let go at 40 s: held to failure",
+            expectedEfforts: 1,
+            session: ProgressorSession(seed: 48, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 48, ForceProgram(baseline: 0.3, tremor: 0.5, pulls: [
+                    Pull(start: 3, rise: 1, hold: 36, fall: 0.5, peak: 16, fade: 0.3),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "entralpi-rfd",
+            summary: "Entralpi at 10 Hz: three explosive RFD pulls to 22-26 kg, too slow a rate for RFD",
+            expectedEfforts: 3,
+            session: ProgressorSession(device: .entralpi, seed: 49, steps: [
+                .connect(discover: true),
+                .stream(seconds: 40, ForceProgram(baseline: 0.2, tremor: 0.3, pulls: [
+                    Pull(start: 5, rise: 0.15, hold: 0.4, fall: 0.2, peak: 24, fade: 0.02),
+                    Pull(start: 17, rise: 0.15, hold: 0.4, fall: 0.2, peak: 26, fade: 0.02),
+                    Pull(start: 29, rise: 0.15, hold: 0.4, fall: 0.2, peak: 22, fade: 0.02),
+                ])),
+                .disconnect(reason: 0x13),
+            ])),
     ]
+
+    /// The plateau the `progressor-cf-plateau` session falls to (kg above its 0.2 kg baseline): its critical force by
+    /// construction, up to the 0.1 s ramps at each end of a rep.
+    public static let criticalForcePlateauKg = 15.0
+
+    /// 24 flat 7 s reps, 3 s apart: rep i (from 0) holds 15 + 25 · e^(−i/3) kg above the baseline, rising and falling
+    /// in 0.1 s, so each rep's mean and the impulse above the plateau are known.
+    private static func criticalForcePulls(start: Double) -> [Pull] {
+        (0..<24).map { index in
+            Pull(start: start + Double(index) * 10, rise: 0.1, hold: 6.8, fall: 0.1,
+                 peak: criticalForcePlateauKg + 25 * exp(-Double(index) / 3), fade: 0)
+        }
+    }
 }

@@ -274,6 +274,66 @@ enum Migrations {
             )
         }
 
+        // Who pulled and how (issue 30): the athlete (several people share one station), the grip, the edge depth
+        // and the body weight, and the hand may now be both. v1's CHECK on `hand` allows only left and right, and
+        // SQLite cannot alter a CHECK, so the table is rebuilt as GRDB's migration guide does it: new table, copy,
+        // drop, rename, indexes again. The migrator runs this with foreign keys off (deferred checks), so dropping
+        // the old table does not cascade to efforts, chunks or imported figures; it checks them all afterwards.
+        // The AUTOINCREMENT high-water mark is carried over, so ids of deleted recordings are never reused.
+        migrator.registerMigration("v8 athlete, grip, edge and body weight on recordings") { db in
+            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'recording'")
+            try db.execute(
+                sql: """
+                    CREATE TABLE recordingV8 (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        uuid TEXT NOT NULL UNIQUE,
+                        startedAt DATETIME NOT NULL,
+                        endedAt DATETIME,
+                        device TEXT NOT NULL,
+                        profile TEXT NOT NULL,
+                        hand TEXT CHECK (hand IN ('left', 'right', 'both')),
+                        label TEXT,
+                        state TEXT NOT NULL CHECK (state IN ('recording', 'complete', 'recovered')),
+                        owner TEXT,
+                        lastCommitAt DATETIME,
+                        sampleCount INTEGER NOT NULL DEFAULT 0 CHECK (sampleCount >= 0),
+                        maxKilograms REAL,
+                        averageKilograms REAL,
+                        athlete TEXT,
+                        grip TEXT,
+                        edgeMillimetres REAL CHECK (edgeMillimetres > 0),
+                        bodyWeightKilograms REAL CHECK (bodyWeightKilograms > 0)
+                    );
+                    INSERT INTO recordingV8
+                        (id, uuid, startedAt, endedAt, device, profile, hand, label, state, owner, lastCommitAt,
+                         sampleCount, maxKilograms, averageKilograms)
+                        SELECT id, uuid, startedAt, endedAt, device, profile, hand, label, state, owner, lastCommitAt,
+                               sampleCount, maxKilograms, averageKilograms
+                        FROM recording ORDER BY id;
+                    DROP TABLE recording;
+                    ALTER TABLE recordingV8 RENAME TO recording;
+                    CREATE INDEX recording_on_startedAt ON recording(startedAt);
+                    CREATE INDEX recording_on_state ON recording(state);
+                    CREATE INDEX recording_on_athlete ON recording(athlete, hand, grip);
+                    """
+            )
+            if let sequence {
+                try db.execute(
+                    sql: "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'recording'", arguments: [sequence])
+            }
+            // `griptrack doctor --repair` copies damaged rows as they are; a copy table made before v8 takes v8's
+            // columns too, so later copies still fit.
+            if try db.tableExists("quarantinedRecording") {
+                try db.execute(
+                    sql: """
+                        ALTER TABLE quarantinedRecording ADD COLUMN athlete TEXT;
+                        ALTER TABLE quarantinedRecording ADD COLUMN grip TEXT;
+                        ALTER TABLE quarantinedRecording ADD COLUMN edgeMillimetres REAL;
+                        ALTER TABLE quarantinedRecording ADD COLUMN bodyWeightKilograms REAL;
+                        """)
+            }
+        }
+
         return migrator
     }
 }

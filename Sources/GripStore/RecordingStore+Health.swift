@@ -29,10 +29,7 @@ extension RecordingStore {
                 if let id = damage.id, !damagedIDs.insert(id).inserted { return }
                 damaged.append(damage)
             }
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT recording.*, (SELECT COUNT(*) FROM effort WHERE effort.recordingId = recording.id)
-                FROM recording ORDER BY id
-                """)
+            let rows = try Row.fetchCursor(db, sql: Self.recordingRowSelect + " ORDER BY id")
             while let row = try rows.next() {
                 if case .failure(let damage) = Self.recordingRow(row) { note(damage) }
             }
@@ -87,8 +84,13 @@ extension RecordingStore {
                 try db.execute(sql: "INSERT INTO quarantinedEffort SELECT * FROM effort WHERE recordingId = ?", arguments: arguments)
                 try db.execute(
                     sql: "INSERT INTO quarantinedSampleChunk SELECT * FROM sampleChunk WHERE recordingId = ?", arguments: arguments)
+                // By name: a table quarantined into before v8 got v8's columns at its end (after the reason).
+                let columns = try db.columns(in: "recording").map { "\"\($0.name)\"" }.joined(separator: ", ")
                 try db.execute(
-                    sql: "INSERT INTO quarantinedRecording SELECT *, ?, ? FROM recording WHERE id = ?",
+                    sql: """
+                        INSERT INTO quarantinedRecording (\(columns), quarantineReason, quarantinedAt)
+                            SELECT \(columns), ?, ? FROM recording WHERE id = ?
+                        """,
                     arguments: [damage.reason, ISO8601DateFormatter().string(from: now), id])
                 // Efforts and chunks go with the row (ON DELETE CASCADE), their copies stay.
                 try db.execute(sql: "DELETE FROM recording WHERE id = ?", arguments: arguments)

@@ -50,7 +50,9 @@ extension RecordingStore {
         var record = RecordingRecord(
             id: nil, uuid: draft.uuid, startedAt: draft.startedAt, endedAt: nil, device: draft.device,
             profile: draft.profile, hand: draft.hand, label: draft.label, state: .recording,
-            owner: owner.token, lastCommitAt: nil, sampleCount: 0, maxKilograms: nil, averageKilograms: nil
+            owner: owner.token, lastCommitAt: nil, sampleCount: 0, maxKilograms: nil, averageKilograms: nil,
+            athlete: draft.setup.athlete, grip: draft.setup.grip, edgeMillimetres: draft.setup.edgeMillimetres,
+            bodyWeightKilograms: draft.setup.bodyWeightKilograms
         )
         try record.insert(db)
         guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
@@ -93,13 +95,36 @@ extension RecordingStore {
     ///   - label: The label; `nil` keeps the stored one.
     /// - Throws: ``GripStoreError/recordingNotFound(_:)`` or an SQLite error.
     public func describeRecording(_ id: RecordingID, hand: Hand?, label: String?) throws(GripStoreError) {
-        guard hand != nil || label != nil else { return }
+        try describeRecording(id, RecordingDescription(hand: hand, label: label))
+    }
+
+    /// Changes what a recording says about itself (`griptrack label`): each field given replaces the stored one, an
+    /// empty text clears it, an absent one keeps it. The change goes to the sync outbox like any other.
+    ///
+    /// - Parameters:
+    ///   - id: The recording, in any state.
+    ///   - description: The change; check ``RecordingDescription/problem`` first.
+    /// - Returns: The row as stored afterwards.
+    /// - Throws: ``GripStoreError/recordingNotFound(_:)`` or an SQLite error.
+    @discardableResult
+    public func describeRecording(
+        _ id: RecordingID, _ description: RecordingDescription
+    ) throws(GripStoreError) -> RecordingRow {
         try writeImmediate("label recording \(id)") { db in
             var record = try Self.fetchRecording(db, id)
-            if let hand { record.hand = hand }
-            if let label { record.label = label }
-            try record.update(db)
-            try OutboxChange.recording(id).record(db)
+            if !description.isEmpty {
+                func text(_ new: String?, _ old: String?) -> String? { new.map { $0.isEmpty ? nil : $0 } ?? old }
+                if let hand = description.hand { record.hand = hand }
+                record.label = text(description.label, record.label)
+                record.athlete = text(description.athlete, record.athlete)
+                record.grip = text(description.grip, record.grip)
+                if let edge = description.edgeMillimetres { record.edgeMillimetres = edge }
+                if let weight = description.bodyWeightKilograms { record.bodyWeightKilograms = weight }
+                try record.update(db)
+                try OutboxChange.recording(id).record(db)
+            }
+            let efforts = try EffortRecord.filter(Column("recordingId") == id.rawValue).fetchCount(db)
+            return record.row(effortCount: efforts)
         }
     }
 
@@ -209,24 +234,34 @@ extension RecordingStore {
     ///
     /// Nothing is deleted to honour a limit: a free history passes `limit: 5` and shows the hidden count.
     ///
-    /// - Parameter limit: How many to show, newest (by start time) first; `nil` for all.
+    /// - Parameters:
+    ///   - limit: How many to show, newest (by start time) first; `nil` for all.
+    ///   - filter: Only recordings that match it; the hidden count counts matching ones only.
     /// - Returns: The visible rows and the hidden count.
     /// - Throws: An SQLite error.
-    public func listRecordings(limit: Int?) throws(GripStoreError) -> RecordingList {
+    public func listRecordings(limit: Int?, filter: RecordingFilter = RecordingFilter()) throws(GripStoreError) -> RecordingList {
         try read("list recordings") { db in
-            let total = try RecordingRecord.fetchCount(db)
-            var sql = """
-                SELECT recording.id, recording.uuid, recording.startedAt, recording.endedAt, recording.device,
-                       recording.profile, recording.hand, recording.label, recording.state, recording.owner,
-                       recording.lastCommitAt, recording.sampleCount, recording.maxKilograms, recording.averageKilograms,
-                       (SELECT COUNT(*) FROM effort WHERE effort.recordingId = recording.id) AS effortCount
-                FROM recording
-                ORDER BY startedAt DESC, id DESC
-                """
+            var conditions: [String] = []
             var arguments = StatementArguments()
+            // Names compare without case: `--athlete ana` finds Ana.
+            if let athlete = filter.athlete {
+                conditions.append("athlete = ? COLLATE NOCASE")
+                arguments += [athlete]
+            }
+            if let grip = filter.grip {
+                conditions.append("grip = ? COLLATE NOCASE")
+                arguments += [grip]
+            }
+            if let hand = filter.hand {
+                conditions.append("hand = ?")
+                arguments += [hand.rawValue]
+            }
+            let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM recording" + condition, arguments: arguments) ?? 0
+            var sql = Self.recordingRowSelect + condition + " ORDER BY startedAt DESC, id DESC"
             if let limit {
                 sql += " LIMIT ?"
-                arguments = [max(0, limit)]
+                arguments += [max(0, limit)]
             }
             // Columns are read by position rather than through `Decodable`: a full history of 10,000 rows decodes
             // in half the time (Benchmarks/StoreBenchmarks).
@@ -243,7 +278,17 @@ extension RecordingStore {
         }
     }
 
-    /// A `recording.*` row plus `effortCount`, read by column position (the order of the v1 migration), or why it
+    /// The SELECT whose rows ``recordingRow(_:)`` reads: v1's columns in v1's order, `effortCount`, then v8's.
+    static let recordingRowSelect = """
+        SELECT recording.id, recording.uuid, recording.startedAt, recording.endedAt, recording.device,
+               recording.profile, recording.hand, recording.label, recording.state, recording.owner,
+               recording.lastCommitAt, recording.sampleCount, recording.maxKilograms, recording.averageKilograms,
+               (SELECT COUNT(*) FROM effort WHERE effort.recordingId = recording.id) AS effortCount,
+               recording.athlete, recording.grip, recording.edgeMillimetres, recording.bodyWeightKilograms
+        FROM recording
+        """
+
+    /// A row of ``recordingRowSelect``, read by column position, or why it
     /// cannot be read: a value not of its column's type, or not a valid uuid, state or date (a damaged or hand-edited
     /// file; GRDB's subscripts would trap on it).
     static func recordingRow(_ row: Row) -> Result<RecordingRow, DamagedRecording> {
@@ -270,7 +315,11 @@ extension RecordingStore {
                 endedAt: try column(3, "endedAt"), device: try column(4, "device"), profile: try column(5, "profile"),
                 hand: hand.flatMap(Hand.init(rawValue:)), label: try column(7, "label"), state: state,
                 maxKilograms: try column(12, "maxKilograms"), averageKilograms: try column(13, "averageKilograms"),
-                sampleCount: try column(11, "sampleCount"), effortCount: try column(14, "effortCount")))
+                sampleCount: try column(11, "sampleCount"), effortCount: try column(14, "effortCount"),
+                setup: RecordingSetup(
+                    athlete: try column(15, "athlete"), grip: try column(16, "grip"),
+                    edgeMillimetres: try column(17, "edgeMillimetres"),
+                    bodyWeightKilograms: try column(18, "bodyWeightKilograms"))))
         } catch {
             return .failure(error)
         }

@@ -43,6 +43,9 @@ struct RequestTests {
         .pro(.importSigned(data: "eyJh.eyJi.c2ln", more: true, kind: .auto)),
         .pro(.importSigned(data: "x", more: false, kind: .renewalInfo)),
         .list(limit: nil), .list(limit: 3), .show(id: 12), .read(id: 12, from: 4), .stats, .history, .plan, .delete(id: 9),
+        .label(id: 4, RecordingDescription(hand: .both, label: "", athlete: "Ada", grip: "half crimp", edgeMillimetres: 20,
+                                           bodyWeightKilograms: 61.5)),
+        .label(id: 5, RecordingDescription(grip: "open")),
         .web(.pair(role: .record, name: nil)), .web(.pair(role: .watch, name: "kitchen tablet")),
         .web(.token(role: .admin, name: "grafana")), .web(.tokens), .web(.revoke(name: "grafana")),
     ])
@@ -52,14 +55,15 @@ struct RequestTests {
         #expect(Self.decode(String(line.dropLast())) == .success(request))
     }
 
-    @Test("RECORD takes hand left/right, a label up to 200 bytes, and saves unless save is false")
+    @Test("RECORD takes hand left/right/both, a label up to 200 bytes, and saves unless save is false")
     func recordFields() {
         #expect(Self.decode(Self.line("RECORD", ["hand": "left", "label": "warm-up"]))
             == .success(.record(hand: .left, label: "warm-up", save: true)))
         #expect(Self.decode(Self.line("RECORD", ["save": false])) == .success(.record(hand: nil, label: nil, save: false)))
         #expect(Self.problem("RECORD", ["label": String(repeating: "é", count: 100)]) == nil)  // 200 bytes
         #expect(Self.problem("RECORD", ["label": String(repeating: "é", count: 101)])?.contains("202 bytes") == true)
-        #expect(Self.problem("RECORD", ["hand": "both"]) == "hand must be \"left\" or \"right\", got \"both\"")
+        #expect(Self.decode(Self.line("RECORD", ["hand": "both"])) == .success(.record(hand: .both, label: nil, save: true)))
+        #expect(Self.problem("RECORD", ["hand": "middle"]) == "hand must be \"left\", \"right\" or \"both\", got \"middle\"")
     }
 
     // A NUL reached the store, which kept only what came before it ("a\0b" was stored as "a").
@@ -125,6 +129,16 @@ struct RequestTests {
         #expect(Self.problem("WEB", ["action": "pair", "name": " padded"])?.hasPrefix("name must be 1 to 64 characters") == true)
         #expect(Self.problem("WEB", ["action": "revoke"])?.hasPrefix("WEB revoke needs \"name\"") == true)
         #expect(Self.problem("WEB", ["action": "burn"]) == "WEB action must be pair, token, tokens or revoke, got \"burn\"")
+    }
+
+    @Test("LABEL needs an id and at least one field, and checks each as griptrack label does")
+    func labelFields() {
+        #expect(Self.problem("LABEL", ["grip": "open"]) == "LABEL needs \"id\": a recording id (a positive integer)")
+        #expect(Self.problem("LABEL", ["id": 3])?.hasPrefix("LABEL needs at least one of") == true)
+        #expect(Self.problem("LABEL", ["id": 3, "edge_mm": 0.5]) == "edge depth 0.5 mm is outside 1–100 mm")
+        #expect(Self.problem("LABEL", ["id": 3, "hand": "middle"])?.hasPrefix("hand must be") == true)
+        #expect(Self.decode(Self.line("LABEL", ["id": 3, "body_weight_kg": 70]))
+            == .success(.label(id: 3, RecordingDescription(bodyWeightKilograms: 70))))
     }
 
     @Test("WATCH defaults to enable, keeps the pace unless told, and refuses an unknown pace")

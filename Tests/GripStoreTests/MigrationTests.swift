@@ -98,7 +98,10 @@ struct MigrationTests {
 
         var upgrades: [[String]] = []
         let store = try RecordingStore(path: path) { upgrades.append($0) }
-        #expect(upgrades == [["v5 sample chunks in a rowid table", "v6 web credentials", "v7 imported content digest"]])
+        #expect(upgrades == [[
+            "v5 sample chunks in a rowid table", "v6 web credentials", "v7 imported content digest",
+            "v8 athlete, grip, edge and body weight on recordings",
+        ]])
         _ = try RecordingStore(path: path) { upgrades.append($0) }
         #expect(upgrades.count == 1)  // an up-to-date file is no upgrade
         let after = try store.writer.read { db in try Row.fetchAll(db, sql: chunksSQL) }

@@ -39,6 +39,8 @@ struct CommandLineTests {
                                       and their force curves (Pro).
               export                  Export recordings with every sample as CSV or JSON
                                       (Pro).
+              label                   Change a recording's hand, grip, edge, athlete, body
+                                      weight or label.
               delete                  Delete a recording with its efforts and samples.
               pro                     Show or change the Pro plan (status, grant, revoke,
                                       import, verify).

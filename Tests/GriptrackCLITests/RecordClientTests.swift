@@ -271,7 +271,10 @@ struct RecordClientTests {
          "--socket attaches to a running griptrackd; --replay and --direct run their own. Drop one."),
         (["--speed", "10"], "--speed needs --replay FILE."),
         (["--duration", "0"], "--duration must be a number of seconds above 0, e.g. 60."),
-        (["--hand", "both"], "The value 'both' is invalid for '--hand <hand>'. Please provide one of 'left' and 'right'."),
+        (["--hand", "middle"],
+         "The value 'middle' is invalid for '--hand <hand>'. Please provide one of 'left', 'right' or 'both'."),
+        (["--edge-mm", "0.5"], "--edge-mm 0.5 mm is outside 1–100 mm."),
+        (["--body-weight-kg", "400"], "--body-weight-kg 400.0 kg is outside 15–250 kg."),
         (["--label", String(repeating: "x", count: 201)], "--label is 201 bytes; at most 200 are allowed."),
         (["--label", "a\tb"], "--label has a control character (U+0009) at character 2; a label is one line of text."),
     ])

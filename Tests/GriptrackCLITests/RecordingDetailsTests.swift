@@ -29,6 +29,38 @@ struct RecordingDetailsTests {
         #expect(json.recording.hand == "right" && json.recording.label == "test")
     }
 
+    @Test("record --athlete --grip --edge-mm --body-weight-kg: stored, shown, filtered and changed by label")
+    func setupIsStoredShownAndEditable() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let record = try sandbox.run(
+            "record", "--replay", sandbox.capture("repeaters"), "--speed", "1000", "--hand", "left", "--athlete", "Ana",
+            "--grip", "half crimp", "--edge-mm", "20", "--body-weight-kg", "61.5")
+        #expect(record.status == 0, "\(record)")
+        #expect(try sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
+        let who = "Ana (61.5 kg), left hand, half crimp, 20 mm edge"
+        #expect(try sandbox.run("show", "1", "--no-plot").stdout.split(separator: "\n").dropFirst().first.map(String.init) == who)
+        let filtered = try sandbox.run("list", "--athlete", "ana", "--hand", "left", "--grip", "Half Crimp")
+        #expect(filtered.stdout.split(separator: "\n").count == 2 && filtered.stdout.hasSuffix("  \(who)\n"), "\(filtered)")
+        #expect(try sandbox.run("list", "--hand", "right").stdout == "No recordings match right hand.\n")
+
+        let changed = try sandbox.run("label", "1", "--hand", "right", "--grip", "", "--label", "test")
+        #expect(changed.stdout == "Recording 1: Ana (61.5 kg), right hand, 20 mm edge, “test”\n", "\(changed)")
+        struct Shown: Decodable {
+            struct Item: Decodable {
+                var hand: String?; var label: String?; var athlete: String?; var grip: String?
+                var edgeMm: Double?; var bodyWeightKg: Double?
+            }
+            var recording: Item
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let json = try decoder.decode(Shown.self, from: Data(try sandbox.run("show", "1", "--json").stdout.utf8))
+        #expect(json.recording.hand == "right" && json.recording.label == "test" && json.recording.athlete == "Ana")
+        #expect(json.recording.grip == nil && json.recording.edgeMm == 20 && json.recording.bodyWeightKg == 61.5)
+        #expect(try sandbox.run("label", "7", "--grip", "open").status == 1)
+    }
+
     @Test("show --critical-force reads the simulated 24 × 7:3 test: CF from reps 19–24, the cut first rep left out")
     func criticalForceOfTheSimulatedTest() throws {
         let sandbox = try CLISandbox()

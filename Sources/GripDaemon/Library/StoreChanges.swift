@@ -34,6 +34,15 @@ enum StoreChanges {
                 return RequestProblem(code: .store, message: error.description).line
             }
             return ProtocolMessage.deleted(id, status: try? store.accessStatus(access, now: now))
+        case .describe(let id, let change):
+            do {
+                guard try store.recording(id) != nil else {
+                    return RequestProblem(code: .notFound, message: GripStoreError.recordingNotFound(id).description).line
+                }
+                return ProtocolMessage.described(try store.describeRecording(id, change))
+            } catch {
+                return RequestProblem(code: .store, message: error.description).line
+            }
         case .importSigned(let data):
             do {
                 let result = try store.importVerified(data.verified, jws: data.jws, context: access, actor: actor, now: now)

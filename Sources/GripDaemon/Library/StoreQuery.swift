@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripProtocol
 import GripStore
 
@@ -31,4 +32,6 @@ enum StoreChange: Sendable {
     case delete(RecordingID)
     /// PRO import: App Store signed data the daemon has verified itself.
     case importSigned(ImportedSignedData)
+    /// LABEL (1.6): hand, label, athlete, grip, edge depth, body weight.
+    case describe(RecordingID, RecordingDescription)
 }

@@ -15,6 +15,8 @@ public struct RecordingDraft: Sendable, Equatable {
     public var hand: Hand?
     /// A free-text label ("left, half crimp"), if any.
     public var label: String?
+    /// Athlete, grip, edge depth and body weight, as far as known.
+    public var setup: RecordingSetup
 
     /// Describes a recording about to start.
     ///
@@ -25,13 +27,15 @@ public struct RecordingDraft: Sendable, Equatable {
     ///   - profile: The device profile name.
     ///   - hand: The hand used, if known.
     ///   - label: A free-text label, if any.
+    ///   - setup: Athlete, grip, edge depth and body weight, as far as known.
     public init(
         uuid: UUID = UUID(),
         startedAt: Date,
         device: String,
         profile: String,
         hand: Hand? = nil,
-        label: String? = nil
+        label: String? = nil,
+        setup: RecordingSetup = RecordingSetup()
     ) {
         self.uuid = uuid
         self.startedAt = startedAt
@@ -39,5 +43,6 @@ public struct RecordingDraft: Sendable, Equatable {
         self.profile = profile
         self.hand = hand
         self.label = label
+        self.setup = setup
     }
 }

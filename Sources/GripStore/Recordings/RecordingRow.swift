@@ -30,12 +30,14 @@ public struct RecordingRow: Sendable, Equatable, Identifiable {
     public var sampleCount: Int
     /// Efforts stored.
     public var effortCount: Int
+    /// Who pulled and on what: athlete, grip, edge depth, body weight (each absent until someone says).
+    public var setup: RecordingSetup
 
     /// Creates a row value (the store makes these; tests and mappers may too).
     public init(
         id: RecordingID, uuid: UUID, startedAt: Date, endedAt: Date?, device: String, profile: String,
         hand: Hand?, label: String?, state: RecordingState, maxKilograms: Double?, averageKilograms: Double?,
-        sampleCount: Int, effortCount: Int
+        sampleCount: Int, effortCount: Int, setup: RecordingSetup = RecordingSetup()
     ) {
         self.id = id
         self.uuid = uuid
@@ -50,6 +52,7 @@ public struct RecordingRow: Sendable, Equatable, Identifiable {
         self.averageKilograms = averageKilograms
         self.sampleCount = sampleCount
         self.effortCount = effortCount
+        self.setup = setup
     }
 }
 

@@ -32,6 +32,14 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var sampleCount: Int
     var maxKilograms: Double?
     var averageKilograms: Double?
+    /// Who pulled (v8).
+    var athlete: String?
+    /// The grip, e.g. half crimp (v8).
+    var grip: String?
+    /// The edge depth in mm (v8).
+    var edgeMillimetres: Double?
+    /// The athlete's body weight in kg when recorded (v8).
+    var bodyWeightKilograms: Double?
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -49,7 +57,9 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
         RecordingRow(
             id: RecordingID(rawValue: id ?? -1), uuid: uuid, startedAt: startedAt, endedAt: endedAt,
             device: device, profile: profile, hand: hand, label: label, state: state, maxKilograms: maxKilograms,
-            averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount
+            averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount,
+            setup: RecordingSetup(
+                athlete: athlete, grip: grip, edgeMillimetres: edgeMillimetres, bodyWeightKilograms: bodyWeightKilograms)
         )
     }
 }

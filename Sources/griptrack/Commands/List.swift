@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripAnalysis
 import GripStore
 import GripSync
 
@@ -24,6 +25,23 @@ extension Griptrack {
         @Flag(help: "Show the account's recordings from every device, read from the sync database (Pro).")
         var everywhere = false
 
+        @Option(help: ArgumentHelp("Only this athlete's recordings (any case).", valueName: "name"))
+        var athlete: String?
+
+        @Option(help: ArgumentHelp("Only recordings with this hand: left, right or both.", valueName: "hand"))
+        var hand: Hand?
+
+        @Option(help: ArgumentHelp("Only recordings with this grip, e.g. \"half crimp\" (any case).", valueName: "grip"))
+        var grip: String?
+
+        var filter: RecordingFilter { RecordingFilter(athlete: athlete, hand: hand, grip: grip) }
+
+        func validate() throws {
+            if everywhere && !filter.isEmpty {
+                throw ValidationError("--athlete, --hand and --grip filter this machine's recordings; drop --everywhere.")
+            }
+        }
+
         static let proPageSize = 20
 
         func run() async throws {
@@ -34,9 +52,13 @@ extension Griptrack {
             let library = try LibraryChoice.open(common: common, socket: place)
             let plan = try library.plan()
             if all { try plan.requirePro("`griptrack list --all` (the full history)") }
-            let (list, status) = try library.list(limit: all ? nil : Self.proPageSize)
+            let (list, status) = try library.list(limit: all ? nil : Self.proPageSize, filter: filter)
             if common.json {
                 try printJSON(ListJSON(list: list, plan: status, database: library.database))
+                return
+            }
+            if !filter.isEmpty && list.visible.isEmpty && list.damaged.isEmpty {
+                print("No recordings match \(Self.describe(filter)).")
                 return
             }
             if library.database.kind == .daemon && list.visible.isEmpty {
@@ -85,6 +107,12 @@ extension Griptrack {
             if !rows.isEmpty { print("`griptrack show --everywhere ID` shows one (the ID is the start of its UUID).") }
         }
 
+        /// `athlete Ana, left hand`: a filter in words.
+        static func describe(_ filter: RecordingFilter) -> String {
+            [filter.athlete.map { "athlete \($0)" }, filter.hand.map { "\($0.rawValue) hand" }, filter.grip.map { "grip \($0)" }]
+                .compactMap { $0 }.joined(separator: ", ")
+        }
+
         static func everywhereTable(_ rows: [RemoteRecording]) -> String {
             guard !rows.isEmpty else { return "No recordings on the sync server yet. Push with `griptrack sync`.\n" }
             var lines = ["ID        started            length  efforts       max   average  device"]
@@ -110,7 +138,7 @@ extension Griptrack {
                     + length.leftPadded(6) + "  " + String(row.effortCount).leftPadded(7) + "  "
                     + Format.kg(row.maxKilograms).leftPadded(8) + "  " + Format.kg(row.averageKilograms).leftPadded(8)
                 if row.state != .complete { line += "  (\(row.state.rawValue))" }
-                if let who = Format.handAndLabel(hand: row.hand?.rawValue, label: row.label) { line += "  " + who }
+                if let who = Format.who(row) { line += "  " + who }
                 lines.append(line)
             }
             return lines.joined(separator: "\n") + "\n"
@@ -134,6 +162,10 @@ struct ListJSON: Encodable {
         var samples: Int
         var maxKg: Float?
         var avgKg: Float?
+        var athlete: String? = nil
+        var grip: String? = nil
+        var edgeMm: Double? = nil
+        var bodyWeightKg: Double? = nil
     }
 
     struct Damaged: Encodable {
@@ -149,17 +181,23 @@ struct ListJSON: Encodable {
     var database: DatabaseChoice
 
     init(list: RecordingList, plan: Plan, database: DatabaseChoice) {
-        recordings = list.visible.map {
-            Item(
-                id: $0.id.rawValue, uuid: $0.uuid.uuidString.lowercased(), startedAt: $0.startedAt, endedAt: $0.endedAt, device: $0.device,
-                profile: $0.profile, hand: $0.hand?.rawValue, label: $0.label, state: $0.state.rawValue,
-                efforts: $0.effortCount, samples: $0.sampleCount,
-                maxKg: jsonKg($0.maxKilograms), avgKg: jsonKg($0.averageKilograms))
-        }
+        recordings = list.visible.map(Item.init)
         damaged = list.damaged.map { Damaged(id: $0.id, reason: $0.reason) }
         hidden = list.hiddenCount
         self.plan = plan.tier
         self.database = database
+    }
+}
+
+extension ListJSON.Item {
+    /// A stored row as `list --json` and `show --json` print it.
+    init(_ row: RecordingRow) {
+        self.init(
+            id: row.id.rawValue, uuid: row.uuid.uuidString.lowercased(), startedAt: row.startedAt, endedAt: row.endedAt,
+            device: row.device, profile: row.profile, hand: row.hand?.rawValue, label: row.label,
+            state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
+            maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms), athlete: row.setup.athlete,
+            grip: row.setup.grip, edgeMm: row.setup.edgeMillimetres, bodyWeightKg: row.setup.bodyWeightKilograms)
     }
 }
 

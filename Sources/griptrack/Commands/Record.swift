@@ -26,11 +26,19 @@ extension Griptrack {
                 """
         )
 
-        @Option(help: "The hand: left or right.")
-        var hand: Hand?
+        @OptionGroup var setup: SetupOptions
 
-        @Option(help: ArgumentHelp("A label stored with the recording (at most 200 bytes).", valueName: "text"))
-        var label: String?
+        @Option(name: .customLong("protocol"), help: ArgumentHelp(
+            "Run a protocol: a built-in (max, repeaters, cf, rfd, endurance) or notation such as \"repeaters 6x 7:3 @80%\".",
+            discussion: "Shows a 5 s countdown, HANG and REST with the time left, the rep and set, the next hand and the "
+                + "target band (with --max-kg); on a terminal the bell marks each hang's start and end (docs/protocols.md).",
+            valueName: "protocol"))
+        var protocolText: String?
+
+        @Option(name: .customLong("max-kg"), help: ArgumentHelp(
+            "The athlete's max for this hand and grip (kg): the protocol's target band is a percentage of it.",
+            valueName: "kg"))
+        var maxKg: Double?
 
         @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
         var duration: Double?
@@ -79,14 +87,21 @@ extension Griptrack {
             if immediate && !common.json {
                 throw ValidationError("--immediate changes how often --json prints SAMPLES; add --json (a screen redraws at most 25 times a second anyway).")
             }
-            if let label, let problem = RecordingLabel.problem(label) {
-                throw ValidationError("--label \(problem).")
-            }
+            try setup.validate(requireOne: false)
+            if let protocolText { _ = try ProtocolOption.parse(protocolText) }
+            if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
+            if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
         }
 
         func run() async throws {
+            let run = try protocolText.map {
+                ProtocolRun(
+                    name: $0, training: try ProtocolOption.parse($0), maxKg: maxKg,
+                    firstHand: setup.hand == .left ? .left : .right)
+            }
             let request = RecordRequest(
-                hand: hand, label: label, save: !noSave, duration: duration, immediate: immediate)
+                hand: setup.hand, label: setup.label, save: !noSave, duration: duration, immediate: immediate,
+                run: run)
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {
@@ -110,6 +125,7 @@ extension Griptrack {
                 if mode == .fullScreen {
                     for effort in state.efforts { print(RecordState.plain(effort)) }
                 }
+                try describeSaved(end, local: local != nil, path: path)
                 if !json { print(Self.summary(end, state: state)) }
                 if case .endedByDaemon = end, local == nil {
                     throw CLIExit.error.fail(
@@ -119,6 +135,29 @@ extension Griptrack {
         }
 
         var json: Bool { common.json }
+
+        /// Stores athlete, grip, edge and body weight on the saved recording, through the daemon that saved it
+        /// (LABEL) or, for an in-process daemon that has stopped, in the personal database it wrote. RECORD itself
+        /// carries only hand and label.
+        private func describeSaved(_ end: RecordEnd, local: Bool, path: String) throws {
+            let setupOnly = RecordingDescription(
+                athlete: setup.athlete, grip: setup.grip, edgeMillimetres: setup.edgeMillimetres,
+                bodyWeightKilograms: setup.bodyWeightKilograms)
+            guard !setupOnly.isEmpty, let id = end.savedID else { return }
+            if local {
+                let library = try LocalLibrary(
+                    common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
+                _ = try library.describe(RecordingID(rawValue: id), setupOnly)
+                return
+            }
+            let library: DaemonLibrary
+            do {
+                library = try DaemonLibrary(connection: DaemonConnection(path: path))
+            } catch {
+                throw error.exit.fail(error.description)
+            }
+            _ = try library.describe(RecordingID(rawValue: id), setupOnly)
+        }
 
         enum Mode: Sendable { case fullScreen, plain, json }
 

@@ -36,8 +36,38 @@ extension Griptrack {
             discussion: "Definitions: docs/metrics.md. Refused, with the reason, for fewer than 12 efforts."))
         var criticalForce = false
 
+        @Flag(help: ArgumentHelp(
+            "Read the recording as one hold to failure and add the time to failure.",
+            discussion: "Failure: force under 20 % of the hold's peak for more than 1 s (docs/metrics.md)."))
+        var endurance = false
+
+        @Option(name: .customLong("protocol"), help: ArgumentHelp(
+            "Match the efforts against a protocol, rep by rep: a built-in (max, repeaters, cf, rfd, endurance) or "
+                + "notation such as \"repeaters 6x 7:3 @80%\" (docs/protocols.md).",
+            valueName: "protocol"))
+        var protocolText: String?
+
+        @Option(name: .customLong("max-kg"), help: ArgumentHelp(
+            "The athlete's max for this hand and grip (kg): a protocol's target band is a percentage of it.",
+            valueName: "kg"))
+        var maxKg: Double?
+
         @Flag(help: "Leave out the terminal plot.")
         var noPlot = false
+
+        /// `--protocol`, parsed: a built-in's name or notation.
+        var training: TrainingProtocol? {
+            get throws {
+                guard let protocolText else { return nil }
+                return try ProtocolOption.parse(protocolText)
+            }
+        }
+
+        func validate() throws {
+            _ = try training
+            if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
+            if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
+        }
 
         func run() async throws {
             if everywhere {
@@ -53,18 +83,30 @@ extension Griptrack {
             let imported = try library.importedFigures(of: row.id).map {
                 ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
             }
-            let critical = try criticalForce ? Self.criticalForceReport(efforts) : nil
+            let critical = try criticalForce
+                ? Self.criticalForceReport(efforts, bodyWeightKg: row.setup.bodyWeightKilograms) : nil
+            let hold = endurance ? EnduranceReport(efforts: efforts, samples: samples) : nil
+            if endurance && hold == nil { throw CLIExit.error.fail("no endurance hold: the recording has no efforts") }
+            let matched = try training.map {
+                ProtocolReport(
+                    $0, notation: protocolText ?? "", efforts: efforts, samples: samples, maxKg: maxKg,
+                    firstHand: row.hand == .left ? .left : .right)
+            }
             if common.json {
                 var json = ShowJSON(row: row, efforts: efforts, samples: samples)
                 json.database = library.database
                 json.imported = imported
                 json.criticalForce = critical
+                json.endurance = hold
+                json.protocolMatch = matched
                 try printJSON(json)
                 return
             }
             print(Self.text(name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples, plot: !noPlot),
                   terminator: "")
             if let critical { print("\n" + critical.text, terminator: "") }
+            if let hold { print("\n" + hold.text, terminator: "") }
+            if let matched { print("\n" + matched.text, terminator: "") }
             if let imported { print("\n" + imported.text, terminator: "") }
             if let svg { print("Chart written to \(svg)") }
         }
@@ -86,9 +128,9 @@ extension Griptrack {
         }
 
         /// - Throws: exit 1 naming why the efforts are not an all-out test.
-        static func criticalForceReport(_ efforts: [StoredEffort]) throws -> CriticalForceReport {
+        static func criticalForceReport(_ efforts: [StoredEffort], bodyWeightKg: Double?) throws -> CriticalForceReport {
             do throws(CriticalForce.Problem) {
-                return try CriticalForceReport(efforts: efforts)
+                return try CriticalForceReport(efforts: efforts, bodyWeightKg: bodyWeightKg)
             } catch {
                 throw CLIExit.error.fail("no critical force: \(error)")
             }
@@ -114,12 +156,12 @@ extension Griptrack {
             var lines: [String] = []
             let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "still recording"
             lines.append("\(name): \(Format.second(row.startedAt)), \(length), \(row.profile) (\(row.device))")
-            if let who = Format.handAndLabel(hand: row.hand?.rawValue, label: row.label) { lines.append(who) }
+            if let who = Format.who(row) { lines.append(who) }
             var summary = "\(efforts.count) effort\(efforts.count == 1 ? "" : "s"), max \(Format.kg(row.maxKilograms)), "
                 + "average \(Format.kg(row.averageKilograms)), \(row.sampleCount) samples"
             if row.state != .complete { summary += ", \(row.state.rawValue)" }
             lines.append(summary)
-            let figures = TestFigures(efforts: efforts, samples: samples)
+            let figures = TestFigures(efforts: efforts, samples: samples, bodyWeightKg: row.setup.bodyWeightKilograms)
             if let text = figures.text { lines.append(text) }
             if !efforts.isEmpty {
                 let origin = samples.first?.micros ?? efforts[0].startMicros
@@ -188,16 +230,16 @@ struct ShowJSON: Encodable {
     var imported: ImportComparison? = nil
     /// `--critical-force`: the recording read as an all-out test (absent otherwise).
     var criticalForce: CriticalForceReport? = nil
+    /// `--endurance`: time to failure (absent otherwise).
+    var endurance: EnduranceReport? = nil
+    /// `--protocol`: every planned rep against the efforts (absent otherwise).
+    var protocolMatch: ProtocolReport? = nil
     /// MVC-7 and the fatigue index, where the recording has them.
     var figures: TestFigures
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
-        recording = ListJSON.Item(
-            id: row.id.rawValue, uuid: row.uuid.uuidString.lowercased(), startedAt: row.startedAt, endedAt: row.endedAt, device: row.device,
-            profile: row.profile, hand: row.hand?.rawValue, label: row.label, state: row.state.rawValue,
-            efforts: row.effortCount, samples: row.sampleCount,
-            maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms))
-        figures = TestFigures(efforts: efforts, samples: samples)
+        recording = ListJSON.Item(row)
+        figures = TestFigures(efforts: efforts, samples: samples, bodyWeightKg: row.setup.bodyWeightKilograms)
         let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
         self.efforts = efforts.map {
             EffortItem(

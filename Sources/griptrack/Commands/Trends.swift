@@ -14,7 +14,8 @@ extension Griptrack {
                 Best and average per day and per week (weeks start on Monday, local time), the least-squares \
                 slope of recording max in kg/week, the change against the first and the previous recording, and \
                 the personal best. A recording's score is its max (open efforts left out). With --everywhere \
-                they cover the account's recordings from every device, read from the sync server.
+                they cover the account's recordings from every device, read from the sync server. --athlete, \
+                --hand and --grip keep one athlete's, hand's or grip's recordings, as `list` filters them.
                 """
         )
 
@@ -26,6 +27,23 @@ extension Griptrack {
 
         @Flag(help: "Cover the account's recordings from every device, read from the sync server.")
         var everywhere = false
+
+        @Option(help: ArgumentHelp("Only this athlete's recordings (any case).", valueName: "name"))
+        var athlete: String?
+
+        @Option(help: ArgumentHelp("Only recordings with this hand: left, right or both.", valueName: "hand"))
+        var hand: Hand?
+
+        @Option(help: ArgumentHelp("Only recordings with this grip (any case).", valueName: "grip"))
+        var grip: String?
+
+        var filter: RecordingFilter { RecordingFilter(athlete: athlete, hand: hand, grip: grip) }
+
+        func validate() throws {
+            if everywhere && !filter.isEmpty {
+                throw ValidationError("--athlete, --hand and --grip filter this machine's recordings; drop --everywhere.")
+            }
+        }
 
         func run() async throws {
             let recordings: [AnalysedRecording]
@@ -39,7 +57,14 @@ extension Griptrack {
             } else {
                 let library = try LibraryChoice.open(common: common, socket: place)
                 try library.plan().requirePro("`griptrack trends`")
-                recordings = try library.history()
+                let history = try library.history()
+                if filter.isEmpty {
+                    recordings = history
+                } else {
+                    // The same rule as `list`: the rows that match, then their efforts from the history.
+                    let matching = Set(try library.list(limit: nil, filter: filter).0.visible.map(\.id))
+                    recordings = history.filter { matching.contains($0.id) }
+                }
                 database = library.database
             }
             let trends = Trends(

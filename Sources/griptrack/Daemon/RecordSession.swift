@@ -13,6 +13,8 @@ struct RecordRequest: Sendable {
     var duration: Double?
     /// Each notification's samples as soon as the daemon decodes them (WATCH pace "immediate", protocol 1.3).
     var immediate = false
+    /// `--protocol`: the run whose cues the view shows.
+    var run: ProtocolRun?
 }
 
 /// How a recording ended.
@@ -21,6 +23,14 @@ enum RecordEnd: Equatable, Sendable {
     case stopped(DaemonMessage.StopReply)
     /// The daemon ended the recording itself (end of stream, shutdown) and said so in `RECORDER`.
     case endedByDaemon(DaemonMessage.RecorderReport)
+
+    /// The stored recording's id, when one was saved.
+    var savedID: Int64? {
+        switch self {
+        case .stopped(let reply): reply.event == "saved" ? reply.id : nil
+        case .endedByDaemon(let report): report.event == "saved" ? report.id : nil
+        }
+    }
 }
 
 /// Why `griptrack record` could not finish.
@@ -77,6 +87,7 @@ final class RecordSession {
         self.request = request
         self.view = view
         self.interrupt = interrupt
+        state.run = request.run
     }
 
     /// Runs the recording to its end.

@@ -22,11 +22,19 @@ final class DaemonLibrary: RecordingLibrary {
 
     func plan() throws -> Plan { try ask(.plan, PlanReply.self).plan }
 
-    func list(limit: Int?) throws -> (RecordingList, Plan) {
-        let reply = try ask(.list(limit: limit), ListReply.self)
+    func list(limit: Int?, filter: RecordingFilter) throws -> (RecordingList, Plan) {
+        // LIST has no filter fields: a filtered list asks for every recording the plan shows and filters here.
+        let reply = try ask(.list(limit: filter.isEmpty ? limit : nil), ListReply.self)
         let plan = try plan()
         let damaged = (reply.damaged ?? []).map { DamagedRecording(id: $0.id, reason: $0.reason) }
-        return (RecordingList(visible: try reply.recordings.map { try $0.row() }, hiddenCount: reply.hidden, damaged: damaged), plan)
+        var visible = try reply.recordings.map { try $0.row() }
+        var hidden = reply.hidden
+        if !filter.isEmpty {
+            let matching = visible.filter(filter.matches)
+            visible = Array(matching.prefix(limit ?? matching.count))
+            hidden = matching.count - visible.count
+        }
+        return (RecordingList(visible: visible, hiddenCount: hidden, damaged: damaged), plan)
     }
 
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort]) {
@@ -77,6 +85,16 @@ final class DaemonLibrary: RecordingLibrary {
 
     func delete(_ id: RecordingID) throws {
         _ = try ask(.delete(id: id.rawValue), Deleted.self)
+    }
+
+    /// LABEL (protocol 1.6): the daemon's recorder writes the change, as it does every store change.
+    func describe(_ id: RecordingID, _ change: RecordingDescription) throws -> RecordingRow {
+        do {
+            try connection.require(minor: 6)
+        } catch {
+            throw error.exit.fail(error.description)
+        }
+        return try ask(.label(id: id.rawValue, change), LabelReply.self).recording.row()
     }
 
     func grant(note: String?, expires: Date?) throws -> Plan {
@@ -200,6 +218,11 @@ private struct RecordingObject: Decodable {
     var avgKg: Double?
     var samples: Int
     var efforts: Int
+    /// Absent from daemons before protocol 1.6 (v8's columns).
+    var athlete: String?
+    var grip: String?
+    var edgeMm: Double?
+    var bodyWeightKg: Double?
 
     func row() throws -> RecordingRow {
         guard let uuid = UUID(uuidString: uuid), let state = RecordingState(rawValue: state) else {
@@ -209,7 +232,8 @@ private struct RecordingObject: Decodable {
             id: RecordingID(rawValue: id), uuid: uuid, startedAt: Date(timeIntervalSince1970: startedAt),
             endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile,
             hand: hand.flatMap { Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg,
-            averageKilograms: avgKg, sampleCount: samples, effortCount: efforts)
+            averageKilograms: avgKg, sampleCount: samples, effortCount: efforts,
+            setup: RecordingSetup(athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg))
     }
 }
 
@@ -279,6 +303,10 @@ private struct HistoryReply: Decodable {
     }
 
     var recordings: [Item]
+}
+
+private struct LabelReply: Decodable {
+    var recording: RecordingObject
 }
 
 private struct Deleted: Decodable {

@@ -16,10 +16,17 @@ struct LocalLibrary: RecordingLibrary {
 
     func plan() throws -> Plan { Plan(try session.status()) }
 
-    func list(limit: Int?) throws -> (RecordingList, Plan) {
+    func list(limit: Int?, filter: RecordingFilter) throws -> (RecordingList, Plan) {
         let plan = try plan()
-        let cap = [limit, plan.visibleLimit].compactMap { $0 }.min()
-        return (try storeCall { () throws(GripStoreError) in try store.listRecordings(limit: cap) }, plan)
+        guard let visibleLimit = plan.visibleLimit, !filter.isEmpty else {
+            let cap = [limit, plan.visibleLimit].compactMap { $0 }.min()
+            return (try storeCall { () throws(GripStoreError) in try store.listRecordings(limit: cap, filter: filter) }, plan)
+        }
+        // The free plan filters what it shows: a filter never brings back a recording the plan hides.
+        var list = try storeCall { () throws(GripStoreError) in try store.listRecordings(limit: visibleLimit) }
+        list.visible = list.visible.filter(filter.matches)
+        if let limit { list.visible = Array(list.visible.prefix(limit)) }
+        return (list, plan)
     }
 
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort]) {
@@ -53,6 +60,10 @@ struct LocalLibrary: RecordingLibrary {
         guard try storeCall({ () throws(GripStoreError) in try store.delete(id) }) else {
             throw CLIExit.error.fail(GripStoreError.recordingNotFound(id).description)
         }
+    }
+
+    func describe(_ id: RecordingID, _ change: RecordingDescription) throws -> RecordingRow {
+        try storeCall { () throws(GripStoreError) in try store.describeRecording(id, change) }
     }
 
     func grant(note: String?, expires: Date?) throws -> Plan {

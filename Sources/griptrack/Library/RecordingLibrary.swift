@@ -12,8 +12,8 @@ protocol RecordingLibrary {
     var database: DatabaseChoice { get }
     /// The plan now.
     func plan() throws -> Plan
-    /// The newest recordings the plan shows, at most `limit`, and how many are not shown.
-    func list(limit: Int?) throws -> (RecordingList, Plan)
+    /// The newest recordings the plan shows that pass `filter`, at most `limit`, and how many are not shown.
+    func list(limit: Int?, filter: RecordingFilter) throws -> (RecordingList, Plan)
     /// One recording the plan shows, with its efforts; exit 1 if there is none, 3 if the free plan hides it.
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort])
     /// Every sample of a recording the plan shows (read a page of chunks at a time from a daemon).
@@ -28,10 +28,17 @@ protocol RecordingLibrary {
     func row(_ id: RecordingID) throws -> RecordingRow?
     /// Deletes a recording; exit 1 when there is none.
     func delete(_ id: RecordingID) throws
+    /// Changes what a recording says about itself (`griptrack label`); the row as stored afterwards.
+    func describe(_ id: RecordingID, _ change: RecordingDescription) throws -> RecordingRow
     /// Grants Pro by hand; the plan after.
     func grant(note: String?, expires: Date?) throws -> Plan
     /// Removes the manual grant: whether there was one (nil when the daemon does not say), and the plan after.
     func revoke(note: String?) throws -> (removed: Bool?, plan: Plan)
+}
+
+extension RecordingLibrary {
+    /// The newest recordings the plan shows, at most `limit`, and how many are not shown.
+    func list(limit: Int?) throws -> (RecordingList, Plan) { try list(limit: limit, filter: RecordingFilter()) }
 }
 
 /// Opens the library a store command works on: `--db` forces a file; otherwise griptrackd's database when a daemon

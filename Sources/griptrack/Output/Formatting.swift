@@ -1,4 +1,5 @@
 import Foundation
+import GripStore
 
 /// Text formatting shared by the commands: local times, kilograms, durations.
 enum Format {
@@ -11,6 +12,20 @@ enum Format {
     /// `right hand, “warm-up”`: what the person said about a recording, or nil when nothing.
     static func handAndLabel(hand: String?, label: String?) -> String? {
         let parts = [hand.map { "\($0) hand" }, label.map { "“\($0)”" }].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
+    /// `Ana (62.0 kg), right hand, half crimp, 20 mm edge, “test”`: everything said about who pulled and how, or nil.
+    static func who(_ row: RecordingRow) -> String? {
+        let setup = row.setup
+        var athlete = setup.athlete
+        if let weight = setup.bodyWeightKilograms {
+            athlete = (athlete.map { $0 + " " } ?? "body weight ") + "(\(kg(weight)))"
+        }
+        let parts = [
+            athlete, row.hand.map { $0 == .both ? "both hands" : "\($0.rawValue) hand" }, setup.grip,
+            setup.edgeMillimetres.map { String(format: "%g mm edge", $0) }, row.label.map { "“\($0)”" },
+        ].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 
 /// The full-screen view of `griptrack record`: a pure function of the state and the terminal size, so it is
 /// tested as text. The terminal side (alternate screen, cursor, pacing) is `TerminalScreen`.
@@ -25,6 +26,7 @@ enum RecordScreen {
         var forces = "now \(Format.kg(state.currentKg))   peak \(Format.kg(state.peakKg))"
         if state.effortInProgress != nil { forces += "   pulling" }
         top.append(forces)
+        if let run = state.run, let cue = state.cue { top.append(run.text(cue)) }
         top.append("")
         if state.efforts.isEmpty {
             top.append("No efforts yet: pull to start one.")

@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripProtocol
 
 /// What `griptrack record` shows, folded from the daemon's messages. Pure: no clock, no I/O (times are the
@@ -49,6 +50,10 @@ struct RecordState: Equatable, Sendable {
     var stopping = false
     /// The recorder's refusal of a passive recording, if any (RECORDER refused).
     var notice: String?
+    /// `record --protocol`: the protocol run, its cue now, and how many phase changes the bell has marked.
+    var run: ProtocolRun?
+    var cue: ProtocolCue?
+    var bells = 0
 
     /// Seconds of stream since the first sample.
     var elapsed: Double {
@@ -94,7 +99,7 @@ struct RecordState: Equatable, Sendable {
             currentKg = last
             peakKg = max(peakKg, kilograms.max() ?? last)
             while peakKg > barScaleKg { barScaleKg += 10 }
-            return []
+            return advanceCue()
         case .effort(let effort):
             if effort.event == "start" {
                 effortInProgress = effort.start
@@ -118,6 +123,17 @@ struct RecordState: Equatable, Sendable {
         case .watch, .recording, .stop, .tare, .pro, .error, .unknown:
             return []
         }
+    }
+
+    /// Moves the protocol's cue to the stream's time; a phase change rings the bell and adds a plain line.
+    private mutating func advanceCue() -> [String] {
+        guard let run else { return [] }
+        let next = run.cue(elapsed: elapsed)
+        defer { cue = next }
+        guard let cue else { return [run.text(next)] }
+        guard cue.ringsBell(before: next) else { return [] }
+        bells += 1
+        return [run.text(next)]
     }
 
     private mutating func applyDevice(_ report: DaemonMessage.DeviceReport) -> [String] {

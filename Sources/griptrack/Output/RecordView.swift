@@ -24,6 +24,7 @@ extension RecordView {
 final class FullScreenView: RecordView {
     private var dirty = true
     private var isOpen = true
+    private var bellsRung = 0
 
     /// Whether standard output is a terminal (the full screen only makes sense there).
     static var isWanted: Bool { isatty(STDOUT_FILENO) == 1 }
@@ -46,6 +47,11 @@ final class FullScreenView: RecordView {
         dirty = false
         let (width, height) = Self.size()
         let screen = RecordScreen.render(state, width: width, height: height)
+        // The bell marks each hang's start and end (record --protocol).
+        if state.bells > bellsRung {
+            bellsRung = state.bells
+            write("\u{7}")
+        }
         write("\u{1B}[H" + screen.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\u{1B}[K\r\n")
                 + "\u{1B}[K\u{1B}[J")
     }

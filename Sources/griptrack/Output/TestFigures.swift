@@ -6,6 +6,11 @@ import GripStore
 /// the fatigue index over its complete reps, and RFD over 100 and 200 ms from onset. Each is absent where the
 /// recording cannot give it; windowed RFD says why when the device is too slow for it.
 struct TestFigures: Encodable {
+    /// MVC: the highest complete or open effort peak, single-sample spikes left out (kg); absent without efforts.
+    var mvcKg: Double?
+    /// MVC and MVC-7 as % of the athlete's body weight; absent without a body weight.
+    var mvcPercentBodyWeight: Double?
+    var mvc7PercentBodyWeight: Double?
     /// Best 7 s time-weighted mean (kg); absent for a recording shorter than 7 s of measured force.
     var mvc7Kg: Double?
     /// First to last complete rep peak, % of the first; absent under three complete reps.
@@ -21,15 +26,19 @@ struct TestFigures: Encodable {
     private(set) var effortRfds: [(ms100: Double?, ms200: Double?)] = []
 
     private enum CodingKeys: String, CodingKey {
-        case mvc7Kg, fatigueIndexPercent, rfdWindowsLeftOut
+        case mvcKg, mvcPercentBodyWeight, mvc7PercentBodyWeight, mvc7Kg, fatigueIndexPercent, rfdWindowsLeftOut
         case rfd2080LeftOut = "rfd_2080_left_out"
         // Spelled out: the encoder's snake case would write `rfd100ms`.
         case bestRfd100msKgS = "best_rfd_100ms_kg_s", bestRfd200msKgS = "best_rfd_200ms_kg_s"
     }
 
-    init(efforts: [StoredEffort], samples: [StoredSample]) {
+    /// - Parameter bodyWeightKg: The athlete's body weight when recorded, for the % of body weight figures.
+    init(efforts: [StoredEffort], samples: [StoredSample], bodyWeightKg: Double? = nil) {
         let trace = samples.map { ForceSample(micros: $0.micros, kilograms: $0.kilograms) }
         mvc7Kg = SustainedForce.best(of: trace, windowMicros: 7_000_000)?.meanKg
+        mvcKg = efforts.map(\.peakKilograms).max()
+        mvcPercentBodyWeight = BodyWeightShare.percent(mvcKg, bodyWeightKg: bodyWeightKg)
+        mvc7PercentBodyWeight = BodyWeightShare.percent(mvc7Kg, bodyWeightKg: bodyWeightKg)
         fatigueIndexPercent = FatigueIndex.percent(
             peaks: efforts.filter { !$0.isOpen && !$0.isOpenStart }.map(\.peakKilograms))
         guard let interval = WindowedRFD.typicalIntervalMicros(of: trace), !efforts.isEmpty else { return }
@@ -61,7 +70,14 @@ struct TestFigures: Encodable {
     /// `MVC-7 (best 7 s mean) 21.3 kg, fatigue index 12 % (first to last complete rep peak)`, or nil.
     var text: String? {
         var parts: [String] = []
-        if let mvc7Kg { parts.append("MVC-7 (best 7 s mean) \(Format.kg(mvc7Kg))") }
+        if let mvcPercentBodyWeight {
+            parts.append("MVC \(Format.kg(mvcKg)) (" + String(format: "%.0f %%", mvcPercentBodyWeight) + " of body weight)")
+        }
+        if let mvc7Kg {
+            var text = "MVC-7 (best 7 s mean) \(Format.kg(mvc7Kg))"
+            if let mvc7PercentBodyWeight { text += " (" + String(format: "%.0f %%", mvc7PercentBodyWeight) + " of body weight)" }
+            parts.append(text)
+        }
         if let fatigueIndexPercent {
             parts.append("fatigue index " + String(format: "%.0f %%", fatigueIndexPercent)
                 + " (first to last complete rep peak)")

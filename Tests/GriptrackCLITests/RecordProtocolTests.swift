@@ -1,0 +1,62 @@
+import Foundation
+import GripAnalysis
+import GripTestSupport
+import Testing
+
+@testable import griptrack
+import GripProtocol
+
+/// `griptrack record --protocol`: the cue line and the bell, folded from stream time.
+@Suite("record --protocol: cues")
+struct RecordProtocolTests {
+    static func state(_ notation: String, maxKg: Double? = nil) throws -> RecordState {
+        var state = RecordState()
+        state.run = ProtocolRun(
+            name: notation, training: try ProtocolNotation.parse(notation), maxKg: maxKg, firstHand: .left)
+        return state
+    }
+
+    static func samples(at seconds: Double) -> DaemonMessage { .samples(times: [seconds], kilograms: [20]) }
+
+    @Test("countdown, HANG, REST and DONE as stream time passes; each phase change is one plain line and one bell")
+    func cues() throws {
+        var state = try Self.state("repeaters 2x 10:20 alternate @80%", maxKg: 30)
+        var plain: [String] = []
+        for second in [100.0, 102, 105, 110, 115.5, 125, 135, 140, 146] { plain += state.apply(Self.samples(at: second)) }
+        #expect(plain == [
+            "GET READY  5 s · left hand first",
+            "HANG  rep 1/2 · 10 s left · left hand · band 22.5–25.5 kg",
+            "REST  20 s · next rep 2/2 · right hand",
+            "HANG  rep 2/2 · 10 s left · right hand · band 22.5–25.5 kg",
+            "DONE  every rep's time is over · Ctrl-C stops the recording",
+        ])
+        #expect(state.bells == 4)
+    }
+
+    @Test("the full screen shows the cue under the forces")
+    func screen() throws {
+        var state = try Self.state("repeaters 6x 7:3")
+        _ = state.apply(Self.samples(at: 0))
+        _ = state.apply(Self.samples(at: 8.2))
+        let screen = RecordScreen.render(state, width: 80, height: 24)
+        #expect(screen.contains("\nHANG  rep 1/6 · 4 s left\n"), "\(screen)")
+    }
+}
+
+extension RecordProtocolTests {
+    @Test("record --replay --protocol prints the cues in a pipe, from the countdown to DONE")
+    func recordRunsTheProtocol() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let result = try sandbox.run(
+            "record", "--replay", sandbox.capture("repeaters-missed"), "--speed", "100", "--no-save", "--protocol",
+            "repeaters", "--max-kg", "27")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("\nGET READY  5 s · right hand first\nHANG  rep 1/6 · "), "\(result)")
+        #expect(result.stdout.contains(" · band 20.2–22.9 kg\n"), "\(result)")
+        #expect(result.stdout.contains("\nDONE  every rep's time is over · Ctrl-C stops the recording\n"), "\(result)")
+        let refused = try sandbox.run("record", "--protocol", "cf 24x 7:3 @80%")
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("Error: --protocol \"cf 24x 7:3 @80%\": column 12: cf is all-out"), "\(refused)")
+    }
+}
