@@ -57,12 +57,30 @@ struct SchemaCheck: Sendable, Equatable {
                 ("event", "text", true), ("tier", "text", true), ("source", "text", true), ("reason", "text", true),
                 ("expires_at", "timestamp with time zone", false), ("at", "timestamp with time zone", true),
             ]),
+            "accounts": table([
+                ("account", "text", true), ("account_uuid", "uuid", true), ("role_name", "text", false),
+                ("created_at", "timestamp with time zone", true),
+            ]),
+            "appstore_notifications": table([
+                ("notification_uuid", "text", true), ("account", "text", false), ("app_account_token", "uuid", false),
+                ("notification_type", "text", true), ("subtype", "text", false),
+                ("original_transaction_id", "text", false), ("signed_at", "timestamp with time zone", false),
+                ("expires_at", "timestamp with time zone", false), ("signed_payload", "text", true),
+                ("signed_transaction", "text", false), ("signed_renewal_info", "text", false),
+                ("received_at", "timestamp with time zone", true),
+            ]),
+            "account_grants": table([
+                ("statement_id", "uuid", true), ("account", "text", true), ("action", "text", true),
+                ("note", "text", true), ("expires_at", "timestamp with time zone", false),
+                ("issued_at", "timestamp with time zone", true), ("signed_statement", "text", true),
+            ]),
         ],
         primaryKeys: [
             "devices": ["account", "device_name"], "recordings": ["uuid"],
             "efforts": ["recording_uuid", "effort_index"], "sample_chunks": ["recording_uuid", "sequence"],
             "tombstones": ["uuid"], "subscription_state": ["account", "device_name"],
-            "subscription_events": ["event_id"],
+            "subscription_events": ["event_id"], "accounts": ["account"],
+            "appstore_notifications": ["notification_uuid"], "account_grants": ["statement_id"],
         ])
 
     private static func table(_ columns: [(String, String, Bool)]) -> [String: Column] {

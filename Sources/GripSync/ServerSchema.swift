@@ -107,6 +107,77 @@ enum ServerSchema {
             """,
             "CREATE INDEX subscription_events_by_account ON subscription_events (account, at)",
         ]),
+        (2, "accounts, App Store notifications, operator grants", [
+            // An account's UUID is the appAccountToken its app puts on purchases: the link from a notification to
+            // the account's Pis (docs/account.md).
+            """
+            CREATE TABLE accounts (
+                account text PRIMARY KEY,
+                account_uuid uuid NOT NULL UNIQUE,
+                role_name text UNIQUE,
+                created_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            // What griptrack-hub received, verified, as signed: a Pi verifies it again itself and trusts Apple's
+            // signature, never these rows' decoded columns (which are for dashboards and the pull's order).
+            """
+            CREATE TABLE appstore_notifications (
+                notification_uuid text PRIMARY KEY,
+                account text REFERENCES accounts (account),
+                app_account_token uuid,
+                notification_type text NOT NULL,
+                subtype text,
+                original_transaction_id text,
+                signed_at timestamptz,
+                expires_at timestamptz,
+                signed_payload text NOT NULL,
+                signed_transaction text,
+                signed_renewal_info text,
+                received_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX appstore_notifications_by_account ON appstore_notifications (account, signed_at)",
+            // Central grants and revocations, signed by the operator's Ed25519 key; a Pi verifies each with the key
+            // in its configuration and ignores the other columns (docs/account.md, "Central grants").
+            """
+            CREATE TABLE account_grants (
+                statement_id uuid PRIMARY KEY,
+                account text NOT NULL,
+                action text NOT NULL,
+                note text NOT NULL,
+                expires_at timestamptz,
+                issued_at timestamptz NOT NULL,
+                signed_statement text NOT NULL
+            )
+            """,
+            "CREATE INDEX account_grants_by_account ON account_grants (account, issued_at)",
+        ]),
+        // Each account's own role sees and writes only its own rows (docs/account.md, "Each account sees only its
+        // own rows"). Enabled, not forced: the tables' owner (the operator, or the one shared role of a setup from
+        // before accounts had roles) is not bound by the policies. Roles without an accounts row see nothing. A
+        // policy without WITH CHECK checks new rows with its USING expression, so a role can write only its own.
+        (3, "row-level security per account", [
+            "ALTER TABLE devices ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE recordings ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE tombstones ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE subscription_state ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE subscription_events ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE appstore_notifications ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE account_grants ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE efforts ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE sample_chunks ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE accounts ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY account_rows ON devices USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON recordings USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON tombstones USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON subscription_state USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON subscription_events USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON appstore_notifications USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON account_grants USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON efforts USING (EXISTS (SELECT 1 FROM recordings WHERE recordings.uuid = recording_uuid))",
+            "CREATE POLICY account_rows ON sample_chunks USING (EXISTS (SELECT 1 FROM recordings WHERE recordings.uuid = recording_uuid))",
+            "CREATE POLICY account_rows ON accounts USING (role_name = current_user)",
+        ]),
     ]
 
     /// The newest version this griptrack knows.
@@ -122,11 +193,21 @@ enum ServerSchema {
         let applied = try await connection.withTransaction(logger: logger) { connection in
             // Taken first: CREATE TABLE IF NOT EXISTS alone is not safe against a concurrent creator.
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS griptrack_schema (
-                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-                """, logger: logger)
+            // Only when missing: an account's role may not create tables (and PostgreSQL checks that privilege
+            // even for CREATE TABLE IF NOT EXISTS of a table that exists).
+            var exists = false
+            for try await found in try await connection.query(
+                "SELECT to_regclass('griptrack_schema') IS NOT NULL", logger: logger
+            ).checked(columns: 1).decode(Bool.self) {
+                exists = found
+            }
+            if !exists {
+                try await connection.query(
+                    """
+                    CREATE TABLE griptrack_schema (
+                        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+            }
             var done = Set<Int>()
             for try await version in try await connection.query(
                 "SELECT version FROM griptrack_schema", logger: logger
