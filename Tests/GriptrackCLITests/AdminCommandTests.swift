@@ -1,0 +1,64 @@
+import Foundation
+import GripTestSupport
+import Testing
+
+/// `griptrack admin` against a real PostgreSQL 15, and a Pi's `griptrack sync` with the account's own role
+/// (docs/account.md).
+@Suite(
+    "griptrack admin", .serialized,
+    .enabled(if: PostgresCluster.shouldRun, "PostgreSQL 15 is not installed: run scripts/setup"))
+struct AdminCommandTests {
+    @Test("admin creates an account with its role and signs a grant; the account's Pi is Pro after its sync")
+    func accountAndGrant() throws {
+        let cluster = try PostgresCluster()
+        let server = "localhost/postgres?sslmode=disable&host=\(cluster.directory)"
+        let operatorSide = try CLISandbox(config: "[hub]\nurl = \"postgres://griptrack@\(server)\"\n")
+        defer { operatorSide.cleanUp() }
+        let keyPath = operatorSide.directory.appendingPathComponent("operator.key").path
+        let generated = try operatorSide.plain(["admin", "key", "generate", "--out", keyPath, "--json"])
+        #expect(generated.status == 0, "\(generated)")
+        let publicKey = try #require(Self.json(generated)["operator_key"] as? String, "\(generated)")
+        // The key is never overwritten.
+        #expect(try operatorSide.plain(["admin", "key", "generate", "--out", keyPath]).status == 1)
+
+        let created = try operatorSide.plain(
+            ["admin", "account", "create", "crag-gym", "--config", operatorSide.config, "--json"])
+        #expect(created.status == 0, "\(created)")
+        let role = try #require(Self.json(created)["role"] as? String, "\(created)")
+        #expect(UUID(uuidString: Self.json(created)["uuid"] as? String ?? "") != nil)
+        // The same name twice is refused by the server.
+        #expect(try operatorSide.plain(["admin", "account", "create", "crag-gym", "--config", operatorSide.config]).status == 1)
+
+        let pi = try CLISandbox(
+            config: """
+                [sync]
+                url = "postgres://\(role)@\(server)"
+                account = "crag-gym"
+                device_name = "pi-gym"
+                operator_key = "\(publicKey)"
+                """)
+        defer { pi.cleanUp() }
+        let before = try pi.run("sync")
+        #expect(before.status == 3, "\(before)")
+
+        let grant = try operatorSide.plain(
+            ["admin", "grant", "crag-gym", "--note", "PT partner", "--key", keyPath, "--config", operatorSide.config])
+        #expect(grant.status == 0, "\(grant)")
+        #expect(grant.stdout.contains("Pro granted to account crag-gym"), "\(grant)")
+        let after = try pi.run("sync")
+        #expect(after.status == 0, "\(after)")
+        let status = Self.json(try pi.run("pro", "status", "--json"))
+        #expect(status["tier"] as? String == "pro")
+        #expect((status["reason"] as? String)?.contains("PT partner") == true, "\(status)")
+
+        // A key file its group or others can read is refused before anything is signed.
+        chmod(keyPath, 0o644)
+        let loose = try operatorSide.plain(["admin", "revoke", "crag-gym", "--key", keyPath, "--config", operatorSide.config])
+        #expect(loose.status == 5, "\(loose)")
+        #expect(loose.stderr.contains("chmod 600"), "\(loose)")
+    }
+
+    static func json(_ result: CLIRunner.Result) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+}
