@@ -303,6 +303,7 @@ var package = Package(
                            .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),

@@ -5,6 +5,7 @@ import GripSync
 import GripTestSupport
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 @testable import GripHub
 
@@ -20,6 +21,7 @@ final class HubHarness: Sendable {
     let signer: AppStoreSigner
     let server: HubServer
     let port: Int
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     init(requestsPerMinute: Int = 1_000) async throws {
@@ -34,8 +36,10 @@ final class HubHarness: Sendable {
                 host: "127.0.0.1", port: 0, verifier: try signer.verifier(), database: endpoint,
                 requestsPerMinute: requestsPerMinute),
             logger: Self.logger)
-        let server = server
-        task = Task { try await server.run() }
+        // In a service group as griptrack-hub runs it, so the test ends it the way SIGTERM does.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [server], logger: Self.logger))
+        self.group = group
+        task = Task { try await group.run() }
         guard let port = await server.waitUntilListening() else { throw LoopbackHTTP.Failure(description: "hub did not listen") }
         self.port = port
         try await execute(
@@ -43,7 +47,7 @@ final class HubHarness: Sendable {
     }
 
     func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 

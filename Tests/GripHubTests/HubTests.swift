@@ -38,6 +38,9 @@ struct HubTests {
         for pi in [gym, home] {
             #expect(try pi.access.isPro)
             #expect(try pi.access.source == .subscription)
+            // What `pro status` reads to say "received through the account crag-gym".
+            let granted = try pi.store.auditLog().first { $0.source == "appStore" && $0.action == .grant }
+            #expect(granted?.actor == "account crag-gym")
         }
         #expect(try !other.access.isPro)
         // Each Pro Pi then mirrors its new state, so the dashboard sees both.
