@@ -43,6 +43,36 @@ public struct OperatorDatabase: Sendable {
         }
     }
 
+    /// Every account's figures from the `dashboard_accounts` view (`griptrack admin report`).
+    ///
+    /// - Returns: One row per account, by name.
+    /// - Throws: ``SyncError``.
+    public func report() async throws(SyncError) -> [AccountReport] {
+        let limit = client.settings.timeouts.read
+        let logger = client.logger
+        return try await client.withConnection { connection throws(SyncError) in
+            try await client.wait(.read("read the dashboard"), on: connection, within: limit) { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT account, account_uuid, devices, recordings, samples, last_push_at, pro_devices,
+                           last_notification, subscription_expires_at
+                    FROM dashboard_accounts ORDER BY account
+                    """, logger: logger)
+                var result: [AccountReport] = []
+                for try await row in rows.checked(columns: 9).decode(
+                    (String, UUID, Int64, Int64, Int64, Date?, Int64, String?, Date?).self)
+                {
+                    result.append(
+                        AccountReport(
+                            account: row.0, uuid: row.1, devices: Int(row.2), recordings: Int(row.3),
+                            samples: Int(row.4), lastPush: row.5, proDevices: Int(row.6), lastNotification: row.7,
+                            subscriptionExpires: row.8))
+                }
+                return result
+            }
+        }
+    }
+
     /// Creates an account with its own PostgreSQL role (`griptrack admin account create`): the role may read and
     /// write only the account's rows (row-level security, server migration 3), and the account's UUID is the
     /// `appAccountToken` its app puts on purchases. One transaction: a failure leaves neither role nor row.
@@ -96,7 +126,10 @@ public struct OperatorDatabase: Sendable {
             ON devices, recordings, efforts, sample_chunks, tombstones, subscription_state, subscription_events
             TO griptrack_account
             """,
-            "GRANT SELECT ON accounts, appstore_notifications, account_grants, griptrack_schema TO griptrack_account",
+            """
+            GRANT SELECT ON accounts, appstore_notifications, account_grants, griptrack_schema, dashboard_accounts
+            TO griptrack_account
+            """,
             "CREATE ROLE \(credentials.role) LOGIN PASSWORD '\(credentials.password)' IN ROLE griptrack_account",
         ]
     }

@@ -178,6 +178,32 @@ enum ServerSchema {
             "CREATE POLICY account_rows ON sample_chunks USING (EXISTS (SELECT 1 FROM recordings WHERE recordings.uuid = recording_uuid))",
             "CREATE POLICY account_rows ON accounts USING (role_name = current_user)",
         ]),
+        // What `griptrack admin report` and a dashboard read. security_invoker: a view otherwise runs with its
+        // owner's rights, past the row-level security an account's role is under.
+        (4, "dashboard views", [
+            """
+            CREATE VIEW dashboard_accounts WITH (security_invoker = true) AS
+            SELECT a.account, a.account_uuid, a.created_at,
+                (SELECT count(*) FROM devices d WHERE d.account = a.account) AS devices,
+                (SELECT count(*) FROM recordings r WHERE r.account = a.account) AS recordings,
+                (SELECT coalesce(sum(r.sample_count), 0) FROM recordings r WHERE r.account = a.account)::bigint
+                    AS samples,
+                (SELECT max(d.last_push_at) FROM devices d WHERE d.account = a.account) AS last_push_at,
+                (SELECT count(*) FROM subscription_state s WHERE s.account = a.account AND s.tier = 'pro')
+                    AS pro_devices,
+                (SELECT n.notification_type FROM appstore_notifications n WHERE n.account = a.account
+                 ORDER BY n.signed_at DESC NULLS LAST LIMIT 1) AS last_notification,
+                (SELECT max(n.expires_at) FROM appstore_notifications n WHERE n.account = a.account)
+                    AS subscription_expires_at
+            FROM accounts a
+            """,
+            """
+            CREATE VIEW dashboard_notifications_daily WITH (security_invoker = true) AS
+            SELECT date_trunc('day', received_at) AS day, notification_type, count(*) AS notifications,
+                   count(*) FILTER (WHERE account IS NULL) AS unlinked
+            FROM appstore_notifications GROUP BY 1, 2
+            """,
+        ]),
     ]
 
     /// The newest version this griptrack knows.

@@ -54,6 +54,10 @@ struct RowLevelSecurityTests {
         }
         #expect(try await asSouth.count("SELECT count(*) FROM sample_chunks") == 4)
         #expect(try await asSouth.count("SELECT count(*) FROM recordings WHERE account = 'north-wall'") == 0)
+        // The dashboard's views run with the reader's rights: an account's role sees its own line only.
+        #expect(try await asSouth.count("SELECT count(*) FROM dashboard_accounts") == 1)
+        #expect(try await hub.count("SELECT count(*) FROM dashboard_accounts") == 3)
+        #expect(try await hub.count("SELECT sum(recordings) FROM dashboard_accounts") == 2)
         // Writes aimed at the other account change nothing or are refused.
         #expect(try await asSouth.changed("UPDATE recordings SET label = 'taken' WHERE account = 'north-wall'") == 0)
         #expect(try await asSouth.changed("DELETE FROM sample_chunks") == 4)

@@ -51,6 +51,15 @@ struct AdminCommandTests {
         #expect(status["tier"] as? String == "pro")
         #expect((status["reason"] as? String)?.contains("PT partner") == true, "\(status)")
 
+        // The report sees the account, its Pi and the Pi's mirrored Pro.
+        let report = try operatorSide.plain(["admin", "report", "--json", "--config", operatorSide.config])
+        #expect(report.status == 0, "\(report)")
+        let accounts = Self.json(report)["accounts"] as? [[String: Any]] ?? []
+        #expect(accounts.map { $0["account"] as? String } == ["crag-gym"], "\(report)")
+        #expect(accounts.first?["devices"] as? Int == 1 && accounts.first?["pro_devices"] as? Int == 1, "\(report)")
+        let text = try operatorSide.plain(["admin", "report", "--config", operatorSide.config])
+        #expect(text.stdout.contains("crag-gym"), "\(text)")
+
         // A key file its group or others can read is refused before anything is signed.
         chmod(keyPath, 0o644)
         let loose = try operatorSide.plain(["admin", "revoke", "crag-gym", "--key", keyPath, "--config", operatorSide.config])
