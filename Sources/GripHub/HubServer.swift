@@ -46,6 +46,13 @@ public final class HubServer: Service, Sendable {
 
     /// Serves until cancelled or shut down gracefully.
     public func run() async throws {
+        // Migrate and check the schema once here: a notification's own connection then only inserts. A database
+        // that is not up yet is logged and retried by /healthz; the App Store retries what fails meanwhile.
+        do {
+            try await archive.check()
+        } catch {
+            logger.notice("Database not ready at start", metadata: ["reason": "\(error)"])
+        }
         let router = Router(context: HubContext.self)
         router.post("/appstore/v2/notifications") { request, context in
             await self.notification(request, context)
@@ -94,13 +101,23 @@ public final class HubServer: Service, Sendable {
             do {
                 let outcome = try await archive.store(notification)
                 switch outcome {
-                case .stored(let account):
+                case .stored(let account, let referral):
                     logger.info(
                         "Notification stored",
                         metadata: [
                             "notification.uuid": "\(notification.notificationUUID)",
                             "notification.type": "\(notification.type)", "account": "\(account ?? "(none)")",
                         ])
+                    switch referral {
+                    case .rewarded(let referrer, _)?:
+                        logger.info("Referral completed", metadata: ["account": "\(account ?? "")", "referrer": "\(referrer)"])
+                    case .poolEmpty(let referrer)?:
+                        logger.notice(
+                            "Referral completed, no offer code left to reward it",
+                            metadata: ["account": "\(account ?? "")", "referrer": "\(referrer)"])
+                    case nil:
+                        break
+                    }
                 case .duplicate:
                     logger.info("Notification seen before", metadata: ["notification.uuid": "\(notification.notificationUUID)"])
                 }

@@ -35,6 +35,7 @@ struct NotificationIntake: Sendable {
                 appAccountToken: transaction?.appAccountToken.flatMap(UUID.init(uuidString:)),
                 originalTransactionId: transaction?.originalTransactionId,
                 signedAt: verified.notification.signedDate, expiresAt: transaction?.expiresDate,
+                offerType: transaction?.offerType,
                 signedPayload: parsed.signedPayload, signedTransaction: payload.data?.signedTransactionInfo,
                 signedRenewalInfo: payload.data?.signedRenewalInfo))
     }

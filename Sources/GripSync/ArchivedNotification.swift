@@ -16,6 +16,8 @@ public struct ArchivedNotification: Sendable, Equatable {
     public var signedAt: Date?
     /// The transaction's `expiresDate`.
     public var expiresAt: Date?
+    /// The transaction's `offerType`: 3 is an offer code redeemed, which completes a referral.
+    public var offerType: Int?
     /// The `signedPayload` as received, and the nested signed transaction and renewal info.
     public var signedPayload: String
     public var signedTransaction: String?
@@ -25,7 +27,7 @@ public struct ArchivedNotification: Sendable, Equatable {
     /// - Parameters: See the properties.
     public init(
         notificationUUID: String, type: String, subtype: String?, appAccountToken: UUID?,
-        originalTransactionId: String?, signedAt: Date?, expiresAt: Date?, signedPayload: String,
+        originalTransactionId: String?, signedAt: Date?, expiresAt: Date?, offerType: Int? = nil, signedPayload: String,
         signedTransaction: String?, signedRenewalInfo: String?
     ) {
         self.notificationUUID = notificationUUID
@@ -35,6 +37,7 @@ public struct ArchivedNotification: Sendable, Equatable {
         self.originalTransactionId = originalTransactionId
         self.signedAt = signedAt
         self.expiresAt = expiresAt
+        self.offerType = offerType
         self.signedPayload = signedPayload
         self.signedTransaction = signedTransaction
         self.signedRenewalInfo = signedRenewalInfo

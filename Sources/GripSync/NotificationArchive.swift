@@ -12,8 +12,8 @@ public struct NotificationArchive: Sendable {
     /// What storing a notification did.
     public enum Outcome: Sendable, Equatable {
         /// Committed; `account` is the account its token named, `nil` when no account has that UUID (kept, so an
-        /// account created later still finds it).
-        case stored(account: String?)
+        /// account created later still finds it). `referral` is what it did to that account's referral.
+        case stored(account: String?, referral: ReferralCompletion?)
         /// A notification with this `notificationUUID` was stored before; nothing changed.
         case duplicate
     }
@@ -33,7 +33,9 @@ public struct NotificationArchive: Sendable {
         client = SyncClient(settings: settings, logger: logger)
     }
 
-    /// Stores a verified notification in one transaction; returns only after the commit.
+    /// Stores a verified notification in one transaction; returns only after the commit. An offer code redeemed
+    /// (`offerType` 3) by an account that was referred completes its referral in the same transaction
+    /// (``ReferralCompletion``).
     ///
     /// - Parameter notification: What the hub verified.
     /// - Returns: Stored (with its account) or a duplicate.
@@ -41,26 +43,38 @@ public struct NotificationArchive: Sendable {
     public func store(_ notification: ArchivedNotification) async throws(SyncError) -> Outcome {
         let limit = client.settings.timeouts.batch
         let logger = client.logger
-        return try await client.withConnection { connection throws(SyncError) in
+        // The schema was migrated and checked when the hub started (``check()``) and is by every /healthz: a
+        // notification's connection goes straight to its insert.
+        return try await client.withConnection(migrating: false) { connection throws(SyncError) in
             try await client.wait(.batch(rows: 1), on: connection, within: limit) { connection in
-                let n = notification
-                let rows = try await connection.query(
-                    """
-                    INSERT INTO appstore_notifications
-                        (notification_uuid, account, app_account_token, notification_type, subtype,
-                         original_transaction_id, signed_at, expires_at, signed_payload, signed_transaction,
-                         signed_renewal_info)
-                    VALUES (\(n.notificationUUID),
-                            (SELECT account FROM accounts WHERE account_uuid = \(n.appAccountToken)),
-                            \(n.appAccountToken), \(n.type), \(n.subtype), \(n.originalTransactionId), \(n.signedAt),
-                            \(n.expiresAt), \(n.signedPayload), \(n.signedTransaction), \(n.signedRenewalInfo))
-                    ON CONFLICT (notification_uuid) DO NOTHING
-                    RETURNING account
-                    """, logger: logger)
-                for try await account in rows.checked(columns: 1).decode(String?.self) {
-                    return Outcome.stored(account: account)
+                try await connection.withTransaction(logger: logger) { connection in
+                    let n = notification
+                    let rows = try await connection.query(
+                        """
+                        INSERT INTO appstore_notifications
+                            (notification_uuid, account, app_account_token, notification_type, subtype,
+                             original_transaction_id, signed_at, expires_at, signed_payload, signed_transaction,
+                             signed_renewal_info)
+                        VALUES (\(n.notificationUUID),
+                                (SELECT account FROM accounts WHERE account_uuid = \(n.appAccountToken)),
+                                \(n.appAccountToken), \(n.type), \(n.subtype), \(n.originalTransactionId), \(n.signedAt),
+                                \(n.expiresAt), \(n.signedPayload), \(n.signedTransaction), \(n.signedRenewalInfo))
+                        ON CONFLICT (notification_uuid) DO NOTHING
+                        RETURNING account
+                        """, logger: logger)
+                    var inserted = false
+                    var account: String?
+                    for try await value in rows.checked(columns: 1).decode(String?.self) {
+                        inserted = true
+                        account = value
+                    }
+                    guard inserted else { return Outcome.duplicate }
+                    guard let account, n.offerType == 3 else { return Outcome.stored(account: account, referral: nil) }
+                    return Outcome.stored(
+                        account: account,
+                        referral: try await ReferralCompletion.complete(
+                            referred: account, notification: n.notificationUUID, on: connection, logger: logger))
                 }
-                return Outcome.duplicate
             }
         }
     }

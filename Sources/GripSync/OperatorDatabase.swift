@@ -43,6 +43,35 @@ public struct OperatorDatabase: Sendable {
         }
     }
 
+    /// Adds offer codes from App Store Connect to the referral reward pool (`griptrack admin offer-codes import`).
+    /// Codes already in the pool are left as they are.
+    ///
+    /// - Parameters:
+    ///   - codes: The one-time codes.
+    ///   - offer: The offer's name in App Store Connect.
+    ///   - expires: When the codes stop working; an expired code is never awarded.
+    /// - Returns: How many codes were new.
+    /// - Throws: ``SyncError``.
+    public func importOfferCodes(_ codes: [String], offer: String, expires: Date) async throws(SyncError) -> Int {
+        let limit = client.settings.timeouts.batch
+        let logger = client.logger
+        return try await client.withConnection { connection throws(SyncError) in
+            try await client.wait(.batch(rows: codes.count), on: connection, within: limit) { connection in
+                var inserted = 0
+                for try await _ in try await connection.query(
+                    """
+                    INSERT INTO offer_codes (code, offer, expires_at)
+                    SELECT code, \(offer), \(expires) FROM unnest(\(codes)::text[]) AS code
+                    ON CONFLICT (code) DO NOTHING RETURNING 1
+                    """, logger: logger)
+                {
+                    inserted += 1
+                }
+                return inserted
+            }
+        }
+    }
+
     /// Every account's figures from the `dashboard_accounts` view (`griptrack admin report`).
     ///
     /// - Returns: One row per account, by name.
@@ -88,14 +117,17 @@ public struct OperatorDatabase: Sendable {
         else {
             throw .server(operation: "create the account", detail: "an account name is 1 to 64 characters without control characters")
         }
-        let credentials = AccountCredentials(
+        var credentials = AccountCredentials(
             account: name, uuid: UUID(), role: Self.roleName(for: name),
-            password: (0..<24).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined())
+            password: (0..<24).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined(),
+            referralCode: "")
         let limit = client.settings.timeouts.batch
         let logger = client.logger
-        try await client.withConnection { connection throws(SyncError) in
+        let made = credentials
+        credentials.referralCode = try await client.withConnection { connection throws(SyncError) in
             try await client.wait(.batch(rows: 1), on: connection, within: limit) { connection in
                 try await connection.withTransaction(logger: logger) { connection in
+                    let credentials = made
                     for statement in Self.accountRoleStatements(credentials) {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
@@ -104,6 +136,20 @@ public struct OperatorDatabase: Sendable {
                         INSERT INTO accounts (account, account_uuid, role_name)
                         VALUES (\(credentials.account), \(credentials.uuid), \(credentials.role))
                         """, logger: logger)
+                    // The first of the candidates no account holds yet (4 characters of 32: a clash is rare, five
+                    // in a row would need a million accounts).
+                    var code = ""
+                    for try await value in try await connection.query(
+                        """
+                        INSERT INTO referral_codes (account, code)
+                        SELECT \(credentials.account), candidate FROM unnest(\(Self.referralCandidates())::text[]) AS candidate
+                        WHERE NOT EXISTS (SELECT 1 FROM referral_codes WHERE code = candidate) LIMIT 1
+                        RETURNING code
+                        """, logger: logger
+                    ).checked(columns: 1).decode(String.self) {
+                        code = value
+                    }
+                    return code
                 }
             }
         }
@@ -130,8 +176,16 @@ public struct OperatorDatabase: Sendable {
             GRANT SELECT ON accounts, appstore_notifications, account_grants, griptrack_schema, dashboard_accounts
             TO griptrack_account
             """,
+            "GRANT SELECT ON referral_codes, referrals, offer_codes TO griptrack_account",
+            "GRANT EXECUTE ON FUNCTION griptrack_redeem_referral(text) TO griptrack_account",
             "CREATE ROLE \(credentials.role) LOGIN PASSWORD '\(credentials.password)' IN ROLE griptrack_account",
         ]
+    }
+
+    /// Five random referral codes `GRIP-XXXX` (letters and digits without 0, O, 1 and I, which read alike).
+    static func referralCandidates() -> [String] {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        return (0..<5).map { _ in "GRIP-" + String((0..<4).map { _ in alphabet.randomElement()! }) }
     }
 
     /// `gt_` and the account's name in `[a-z0-9_]` (at most 40 characters), then 8 random hex digits: a valid,
@@ -154,4 +208,6 @@ public struct AccountCredentials: Sendable, Equatable, Encodable {
     public var role: String
     /// The role's password, for its Pis' `[sync] password_file`.
     public var password: String
+    /// The account's referral code (`GRIP-XXXX`), for others to redeem.
+    public var referralCode: String
 }

@@ -74,6 +74,17 @@ struct SchemaCheck: Sendable, Equatable {
                 ("note", "text", true), ("expires_at", "timestamp with time zone", false),
                 ("issued_at", "timestamp with time zone", true), ("signed_statement", "text", true),
             ]),
+            "referral_codes": table([("account", "text", true), ("code", "text", true)]),
+            "referrals": table([
+                ("referred_account", "text", true), ("referrer", "text", true), ("code", "text", true),
+                ("redeemed_at", "timestamp with time zone", true), ("completed_at", "timestamp with time zone", false),
+                ("completing_notification", "text", false), ("reward_code", "text", false),
+            ]),
+            "offer_codes": table([
+                ("code", "text", true), ("offer", "text", true), ("expires_at", "timestamp with time zone", true),
+                ("imported_at", "timestamp with time zone", true), ("awarded_to", "text", false),
+                ("awarded_at", "timestamp with time zone", false),
+            ]),
         ],
         primaryKeys: [
             "devices": ["account", "device_name"], "recordings": ["uuid"],
@@ -81,6 +92,7 @@ struct SchemaCheck: Sendable, Equatable {
             "tombstones": ["uuid"], "subscription_state": ["account", "device_name"],
             "subscription_events": ["event_id"], "accounts": ["account"],
             "appstore_notifications": ["notification_uuid"], "account_grants": ["statement_id"],
+            "referral_codes": ["account"], "referrals": ["referred_account"], "offer_codes": ["code"],
         ])
 
     private static func table(_ columns: [(String, String, Bool)]) -> [String: Column] {

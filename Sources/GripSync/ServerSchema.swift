@@ -204,6 +204,71 @@ enum ServerSchema {
             FROM appstore_notifications GROUP BY 1, 2
             """,
         ]),
+        // Referrals (docs/account.md, "Referrals"): a code per account, a referral per referred account, and the
+        // pool of App Store Connect offer codes a completed referral rewards its referrer from.
+        (5, "referrals and offer codes", [
+            """
+            CREATE TABLE referral_codes (
+                account text PRIMARY KEY REFERENCES accounts (account),
+                code text NOT NULL UNIQUE
+            )
+            """,
+            """
+            CREATE TABLE referrals (
+                referred_account text PRIMARY KEY REFERENCES accounts (account),
+                referrer text NOT NULL REFERENCES accounts (account),
+                code text NOT NULL,
+                redeemed_at timestamptz NOT NULL DEFAULT now(),
+                completed_at timestamptz,
+                completing_notification text,
+                reward_code text UNIQUE,
+                CHECK (referrer <> referred_account)
+            )
+            """,
+            """
+            CREATE TABLE offer_codes (
+                code text PRIMARY KEY,
+                offer text NOT NULL,
+                expires_at timestamptz NOT NULL,
+                imported_at timestamptz NOT NULL DEFAULT now(),
+                awarded_to text REFERENCES accounts (account),
+                awarded_at timestamptz
+            )
+            """,
+            "CREATE INDEX offer_codes_unawarded ON offer_codes (expires_at) WHERE awarded_to IS NULL",
+            "ALTER TABLE referral_codes ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE referrals ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE offer_codes ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY account_rows ON referral_codes USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            """
+            CREATE POLICY account_rows ON referrals USING (
+                referrer IN (SELECT account FROM accounts WHERE role_name = current_user)
+                OR referred_account IN (SELECT account FROM accounts WHERE role_name = current_user))
+            """,
+            "CREATE POLICY account_rows ON offer_codes USING (awarded_to IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            // An account redeems another's code without being able to read the codes table: this function, run
+            // with its owner's rights, looks the code up and records the referral for the caller's own account
+            // (session_user: inside the function current_user is its owner).
+            """
+            CREATE FUNCTION griptrack_redeem_referral(referral_code text) RETURNS text
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            DECLARE
+                mine text;
+                theirs text;
+            BEGIN
+                SELECT account INTO mine FROM public.accounts WHERE role_name = session_user;
+                IF mine IS NULL THEN RETURN 'no account'; END IF;
+                SELECT account INTO theirs FROM public.referral_codes WHERE code = upper(referral_code);
+                IF theirs IS NULL THEN RETURN 'unknown code'; END IF;
+                IF theirs = mine THEN RETURN 'own code'; END IF;
+                INSERT INTO public.referrals (referred_account, referrer, code)
+                VALUES (mine, theirs, upper(referral_code)) ON CONFLICT (referred_account) DO NOTHING;
+                IF NOT FOUND THEN RETURN 'already referred'; END IF;
+                RETURN 'redeemed';
+            END $$
+            """,
+            "REVOKE ALL ON FUNCTION griptrack_redeem_referral(text) FROM PUBLIC",
+        ]),
     ]
 
     /// The newest version this griptrack knows.

@@ -78,19 +78,19 @@ struct AppStoreSigner: Sendable {
     /// transaction for subscription `otid`.
     func notificationBody(
         uuid: String = UUID().uuidString.lowercased(), type: String, subtype: String? = nil, signed: Date,
-        otid: String = "2000", expires: Date?, revoked: Date? = nil, accountToken: UUID?,
+        otid: String = "2000", expires: Date?, revoked: Date? = nil, accountToken: UUID?, offerType: Int? = nil,
         bundleId: String = Self.bundleId
     ) throws -> String {
         let jws = try notification(
             uuid: uuid, type: type, subtype: subtype, signed: signed, otid: otid, expires: expires, revoked: revoked,
-            accountToken: accountToken, bundleId: bundleId)
+            accountToken: accountToken, offerType: offerType, bundleId: bundleId)
         return String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": jws]), as: UTF8.self)
     }
 
     /// The signed notification alone.
     func notification(
         uuid: String, type: String, subtype: String? = nil, signed: Date, otid: String = "2000", expires: Date?,
-        revoked: Date? = nil, accountToken: UUID?, bundleId: String = Self.bundleId
+        revoked: Date? = nil, accountToken: UUID?, offerType: Int? = nil, bundleId: String = Self.bundleId
     ) throws -> String {
         var transaction: [String: Any] = [
             "originalTransactionId": otid, "transactionId": "\(otid)-\(Int(signed.timeIntervalSince1970))",
@@ -104,6 +104,10 @@ struct AppStoreSigner: Sendable {
             transaction["revocationReason"] = 0
         }
         if let accountToken { transaction["appAccountToken"] = accountToken.uuidString.lowercased() }
+        if let offerType {
+            transaction["offerType"] = offerType
+            transaction["offerIdentifier"] = "referral"
+        }
         var notification: [String: Any] = [
             "notificationType": type, "notificationUUID": uuid, "version": "2.0", "signedDate": ms(signed),
             "data": [

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 
 /// One HTTP/1.1 request over a real TCP socket to 127.0.0.1 (`Connection: close`, read to the end), run on a
-/// Dispatch thread so the blocking calls never hold a Swift concurrency thread the hub may need.
+/// thread of its own so the blocking calls never hold a Swift concurrency thread the hub may need.
 enum LoopbackHTTP {
     struct Response: Sendable {
         var status: Int
@@ -16,10 +16,13 @@ enum LoopbackHTTP {
     static func request(
         port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil
     ) async throws -> Response {
+        // A thread of its own: Dispatch's global queue runs about one blocking item per core here, which would
+        // turn 50 concurrent requests into a queue.
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            let thread = Thread {
                 continuation.resume(with: Result { try blocking(port: port, method, path, headers: headers, body: body) })
             }
+            thread.start()
         }
     }
 
@@ -29,7 +32,7 @@ enum LoopbackHTTP {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

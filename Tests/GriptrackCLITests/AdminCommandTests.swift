@@ -60,6 +60,20 @@ struct AdminCommandTests {
         let text = try operatorSide.plain(["admin", "report", "--config", operatorSide.config])
         #expect(text.stdout.contains("crag-gym"), "\(text)")
 
+        // The offer-code pool from an App Store Connect CSV, then the Pi's referral status.
+        let csv = operatorSide.directory.appendingPathComponent("codes.csv")
+        try Data("Offer Codes\nAAAA1111BBBB\nCCCC2222DDDD\nAAAA1111BBBB\n\n".utf8).write(to: csv)
+        let imported = try operatorSide.plain(
+            ["admin", "offer-codes", "import", csv.path, "--offer", "referral-month", "--expires", "2099-01-01",
+             "--config", operatorSide.config, "--json"])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(Self.json(imported)["added"] as? Int == 2, "\(imported)")
+        let referral = try pi.run("referral", "status", "--json")
+        #expect(referral.status == 0, "\(referral)")
+        #expect((Self.json(referral)["code"] as? String)?.hasPrefix("GRIP-") == true, "\(referral)")
+        let own = try pi.run("referral", "redeem", Self.json(referral)["code"] as? String ?? "")
+        #expect(own.status == 5, "\(own)")
+
         // A key file its group or others can read is refused before anything is signed.
         chmod(keyPath, 0o644)
         let loose = try operatorSide.plain(["admin", "revoke", "crag-gym", "--key", keyPath, "--config", operatorSide.config])

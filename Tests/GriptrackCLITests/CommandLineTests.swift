@@ -52,6 +52,8 @@ struct CommandLineTests {
               sync                    Sync recordings to the account's PostgreSQL database
                                       (Pro).
               web                     Pair browsers with the web app and manage its tokens.
+              referral                Show the account's referral code and rewards, or
+                                      redeem another account's code.
               admin                   Operator commands: accounts and central Pro grants
                                       signed with the operator key.
 

@@ -12,7 +12,7 @@ extension Griptrack {
                 public half through [sync] operator_key and applies a grant at its next sync. A row in the \
                 database without that signature grants nothing.
                 """,
-            subcommands: [Account.self, Key.self, Grant.self, Revoke.self, Report.self]
+            subcommands: [Account.self, Key.self, Grant.self, Revoke.self, OfferCodes.self, Report.self]
         )
     }
 }

@@ -44,6 +44,7 @@ extension Griptrack.Admin.Account {
             print("  UUID (the app's appAccountToken): \(credentials.uuid.uuidString.lowercased())")
             print("  PostgreSQL role: \(credentials.role)")
             print("  Password (shown once): \(credentials.password)")
+            print("  Referral code: \(credentials.referralCode)")
             print("On each of its Pis: [sync] account = \"\(credentials.account)\", the role in [sync] url, the password "
                 + "in [sync] password_file (chmod 600).")
         }
