@@ -39,8 +39,8 @@ public struct SyncClient: Sendable {
 
     /// Ships the outbox in batches until it is empty, after pulling the account's App Store data when the client has
     /// an ``accountVerifier``. Sync is Pro: the resolver is asked next. On the free plan only
-    /// the entitlement rows go out (the mirror must see a downgrade: `pro revoke` after a sync), then the push is
-    /// refused; with none waiting it is refused before any connection. Recordings keep filling the outbox, so a
+    /// the entitlement rows go out (the mirror must see a downgrade: `pro revoke` after a sync), as far as the server
+    /// can be reached, then the push is refused; with none waiting it is refused before any connection. Recordings keep filling the outbox, so a
     /// later upgrade ships everything.
     ///
     /// Each batch is one PostgreSQL transaction; its outbox rows are acknowledged in SQLite only after it commits.
@@ -84,14 +84,29 @@ public struct SyncClient: Sendable {
     ) async throws(SyncError) -> PushSummary {
         // The account's App Store data first: a purchase on the phone or a refund reaches this device before the
         // gate decides what this push may send.
-        if let accountVerifier {
-            try await pullAccount(into: store, verifier: accountVerifier, context: context, now: now)
-        }
-        if let operatorKey {
-            try await pullGrants(into: store, key: operatorKey, now: now)
+        // Best effort too: a pull that cannot reach the server leaves the device on what it knew, and the push
+        // below (or the refusal) says what happened.
+        do throws(SyncError) {
+            if let accountVerifier {
+                try await pullAccount(into: store, verifier: accountVerifier, context: context, now: now)
+            }
+            if let operatorKey {
+                try await pullGrants(into: store, key: operatorKey, now: now)
+            }
+        } catch .interrupted {
+            throw .interrupted
+        } catch {
+            logger.info("Account data not pulled", metadata: ["reason": "\(error)"])
         }
         if let refusal = try SyncGate.refusal(store: store, context: context, now: now) {
-            try await pushEntitlementsOnly(from: store, progress: progress)
+            // Best effort: the refusal is what this push has to say. Rows that did not go stay in the outbox.
+            do throws(SyncError) {
+                try await pushEntitlementsOnly(from: store, progress: progress)
+            } catch .interrupted {
+                throw .interrupted
+            } catch {
+                logger.info("Entitlement rows not sent", metadata: ["reason": "\(error)"])
+            }
             throw refusal
         }
         // Nothing waiting: no connection, so an idle Pi neither wakes the server nor its own network every interval.
