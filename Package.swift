@@ -24,6 +24,7 @@ var package = Package(
         .library(name: "GripStream", targets: ["GripStream"]),
         .library(name: "GripEntitlements", targets: ["GripEntitlements"]),
         .executable(name: "griptrackd", targets: ["griptrackd"]),
+        .executable(name: "griptrack-hub", targets: ["griptrack-hub"]),
         .library(name: "GripStore", targets: ["GripStore"]),
         // For Benchmarks/ (the replay benchmark renders its long capture with the simulator; the D-Bus signal → ring
         // benchmark drives GripBlueZ's notification fast path).
@@ -207,6 +208,31 @@ var package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // griptrack-hub's library (docs/account.md): App Store Server Notifications over HTTP (Hummingbird 2),
+        // verified by GripEntitlements and stored through GripSync. Only griptrack-hub imports it.
+        .target(
+            name: "GripHub",
+            dependencies: [
+                "GripSync", "GripEntitlements", "GripConfig",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The hub executable: configuration, logging and the service group around GripHub's server.
+        .executableTarget(
+            name: "griptrack-hub",
+            dependencies: [
+                "GripHub", "GripConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "griptrackd",
             dependencies: [
@@ -287,6 +313,20 @@ var package = Package(
             name: "GripSyncTests",
             dependencies: ["GripSync", "GripStore", "GripEntitlements", "GripAnalysis", "GripTestSupport",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift
+        ),
+        // The hub on loopback against a throwaway PostgreSQL 15 cluster, with notifications signed by a test chain;
+        // Pis pulling them through their own verifier (docs/account.md, "Tests").
+        .testTarget(
+            name: "GripHubTests",
+            dependencies: ["GripHub", "GripSync", "GripStore", "GripEntitlements", "GripTestSupport",
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "SwiftASN1", package: "swift-asn1"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),

@@ -161,6 +161,13 @@ struct ConfigKey: Sendable {
             }
             config.sync.intervalSeconds = seconds
         },
+        ConfigKey(section: "sync", name: "operator_key") { config, value throws(Problem) in
+            let text = try string(value)
+            guard let key = OperatorKey(text) else {
+                throw Problem(text: "expected the operator's Ed25519 public key, 32 bytes in base64 as `griptrack admin key generate` prints it, got \"\(text.prefix(80))\"")
+            }
+            config.sync.operatorKey = key
+        },
         ConfigKey(section: "web", name: "listen") { config, value throws(Problem) in
             let text = try string(value)
             guard let listen = WebListen(text) else {
@@ -180,6 +187,31 @@ struct ConfigKey: Sendable {
         },
         ConfigKey(section: "web", name: "tls_key") { config, value throws(Problem) in
             config.web.tlsKey = try nonEmpty(value, "a PEM private key file such as \"/etc/griptrack/web.key\"")
+        },
+        ConfigKey(section: "hub", name: "listen") { config, value throws(Problem) in
+            let text = try string(value)
+            guard let listen = WebListen(text) else {
+                throw Problem(text: "expected an address and port such as \"127.0.0.1:8089\", got \"\(text)\"")
+            }
+            config.hub.listen = listen
+        },
+        ConfigKey(section: "hub", name: "url") { config, value throws(Problem) in
+            switch SyncURL.parse(try string(value)) {
+            case .success(let url): config.hub.url = url
+            case .failure(let problem): throw problem
+            }
+        },
+        ConfigKey(section: "hub", name: "ca_file") { config, value throws(Problem) in
+            config.hub.caFile = try nonEmpty(value, "a PEM file path such as \"/etc/griptrack/sync-ca.pem\"")
+        },
+        ConfigKey(section: "hub", name: "password_file") { config, value throws(Problem) in
+            config.hub.passwordFile = try nonEmpty(value, "a file path such as \"/etc/griptrack/hub-password\"")
+        },
+        ConfigKey(section: "hub", name: "requests_per_minute") { config, value throws(Problem) in
+            guard value.type == .int, let number = value.int, (1...10_000).contains(number) else {
+                throw Problem(text: "expected a whole number of requests from 1 to 10000, e.g. 60, got \(describe(value))")
+            }
+            config.hub.requestsPerMinute = number
         },
         ConfigKey(section: "mqtt", name: "url") { config, value throws(Problem) in
             switch MQTTURL.parse(try string(value)) {

@@ -25,6 +25,8 @@ public struct GriptrackConfig: Sendable, Equatable {
     public var web = Web()
     /// `[mqtt]`
     public var mqtt = MQTT()
+    /// `[hub]`: griptrack-hub, the App Store notifications receiver beside PostgreSQL (docs/account.md).
+    public var hub = Hub()
     /// The file it was read from; `nil` for the built-in defaults.
     public var path: String?
 
@@ -100,6 +102,24 @@ public struct GriptrackConfig: Sendable, Equatable {
         public var account: String?
         /// `interval_seconds`: how often griptrackd pushes.
         public var intervalSeconds: Double = 60
+        /// `operator_key`: the operator's Ed25519 public key (base64); central grants must be signed with it
+        /// (docs/account.md). `nil` = central grants are not pulled.
+        public var operatorKey: OperatorKey?
+    }
+
+    /// `[hub]`: what griptrack-hub listens on and where it stores what it receives (docs/account.md). Only the hub
+    /// reads it; the App Store checks are `[app_store]`'s, the same as a Pi's.
+    public struct Hub: Sendable, Equatable {
+        /// `listen`: the address and port, behind the TLS reverse proxy (`127.0.0.1:8089` by default).
+        public var listen = WebListen("127.0.0.1:8089")!
+        /// `url`: the PostgreSQL server, as `[sync] url` (an operator role); `nil` = the hub cannot start.
+        public var url: SyncURL?
+        /// `ca_file`: PEM CA certificate for TLS to PostgreSQL; relative to the configuration file's directory.
+        public var caFile: String?
+        /// `password_file`: the operator role's password (its first line); must not be group- or world-readable.
+        public var passwordFile: String?
+        /// `requests_per_minute`: notification requests accepted per client address in any minute.
+        public var requestsPerMinute = 60
     }
 
     /// `[web]`: the web app griptrackd serves (docs/web.md); off unless `listen` is set.
@@ -177,6 +197,7 @@ public struct GriptrackConfig: Sendable, Equatable {
         try config.checkSyncFiles(lines: KeyLines(text))
         try config.checkMQTTFiles(lines: KeyLines(text))
         try config.checkWebFiles(lines: KeyLines(text))
+        try config.checkHubFiles(lines: KeyLines(text))
         return config
     }
 

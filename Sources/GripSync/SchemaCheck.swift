@@ -57,12 +57,42 @@ struct SchemaCheck: Sendable, Equatable {
                 ("event", "text", true), ("tier", "text", true), ("source", "text", true), ("reason", "text", true),
                 ("expires_at", "timestamp with time zone", false), ("at", "timestamp with time zone", true),
             ]),
+            "accounts": table([
+                ("account", "text", true), ("account_uuid", "uuid", true), ("role_name", "text", false),
+                ("created_at", "timestamp with time zone", true),
+            ]),
+            "appstore_notifications": table([
+                ("notification_uuid", "text", true), ("account", "text", false), ("app_account_token", "uuid", false),
+                ("notification_type", "text", true), ("subtype", "text", false),
+                ("original_transaction_id", "text", false), ("signed_at", "timestamp with time zone", false),
+                ("expires_at", "timestamp with time zone", false), ("signed_payload", "text", true),
+                ("signed_transaction", "text", false), ("signed_renewal_info", "text", false),
+                ("received_at", "timestamp with time zone", true),
+            ]),
+            "account_grants": table([
+                ("statement_id", "uuid", true), ("account", "text", true), ("action", "text", true),
+                ("note", "text", true), ("expires_at", "timestamp with time zone", false),
+                ("issued_at", "timestamp with time zone", true), ("signed_statement", "text", true),
+            ]),
+            "referral_codes": table([("account", "text", true), ("code", "text", true)]),
+            "referrals": table([
+                ("referred_account", "text", true), ("referrer", "text", true), ("code", "text", true),
+                ("redeemed_at", "timestamp with time zone", true), ("completed_at", "timestamp with time zone", false),
+                ("completing_notification", "text", false), ("reward_code", "text", false),
+            ]),
+            "offer_codes": table([
+                ("code", "text", true), ("offer", "text", true), ("expires_at", "timestamp with time zone", true),
+                ("imported_at", "timestamp with time zone", true), ("awarded_to", "text", false),
+                ("awarded_at", "timestamp with time zone", false),
+            ]),
         ],
         primaryKeys: [
             "devices": ["account", "device_name"], "recordings": ["uuid"],
             "efforts": ["recording_uuid", "effort_index"], "sample_chunks": ["recording_uuid", "sequence"],
             "tombstones": ["uuid"], "subscription_state": ["account", "device_name"],
-            "subscription_events": ["event_id"],
+            "subscription_events": ["event_id"], "accounts": ["account"],
+            "appstore_notifications": ["notification_uuid"], "account_grants": ["statement_id"],
+            "referral_codes": ["account"], "referrals": ["referred_account"], "offer_codes": ["code"],
         ])
 
     private static func table(_ columns: [(String, String, Bool)]) -> [String: Column] {

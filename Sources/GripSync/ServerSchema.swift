@@ -107,6 +107,168 @@ enum ServerSchema {
             """,
             "CREATE INDEX subscription_events_by_account ON subscription_events (account, at)",
         ]),
+        (2, "accounts, App Store notifications, operator grants", [
+            // An account's UUID is the appAccountToken its app puts on purchases: the link from a notification to
+            // the account's Pis (docs/account.md).
+            """
+            CREATE TABLE accounts (
+                account text PRIMARY KEY,
+                account_uuid uuid NOT NULL UNIQUE,
+                role_name text UNIQUE,
+                created_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            // What griptrack-hub received, verified, as signed: a Pi verifies it again itself and trusts Apple's
+            // signature, never these rows' decoded columns (which are for dashboards and the pull's order).
+            """
+            CREATE TABLE appstore_notifications (
+                notification_uuid text PRIMARY KEY,
+                account text REFERENCES accounts (account),
+                app_account_token uuid,
+                notification_type text NOT NULL,
+                subtype text,
+                original_transaction_id text,
+                signed_at timestamptz,
+                expires_at timestamptz,
+                signed_payload text NOT NULL,
+                signed_transaction text,
+                signed_renewal_info text,
+                received_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX appstore_notifications_by_account ON appstore_notifications (account, signed_at)",
+            // Central grants and revocations, signed by the operator's Ed25519 key; a Pi verifies each with the key
+            // in its configuration and ignores the other columns (docs/account.md, "Central grants").
+            """
+            CREATE TABLE account_grants (
+                statement_id uuid PRIMARY KEY,
+                account text NOT NULL,
+                action text NOT NULL,
+                note text NOT NULL,
+                expires_at timestamptz,
+                issued_at timestamptz NOT NULL,
+                signed_statement text NOT NULL
+            )
+            """,
+            "CREATE INDEX account_grants_by_account ON account_grants (account, issued_at)",
+        ]),
+        // Each account's own role sees and writes only its own rows (docs/account.md, "Each account sees only its
+        // own rows"). Enabled, not forced: the tables' owner (the operator, or the one shared role of a setup from
+        // before accounts had roles) is not bound by the policies. Roles without an accounts row see nothing. A
+        // policy without WITH CHECK checks new rows with its USING expression, so a role can write only its own.
+        (3, "row-level security per account", [
+            "ALTER TABLE devices ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE recordings ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE tombstones ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE subscription_state ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE subscription_events ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE appstore_notifications ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE account_grants ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE efforts ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE sample_chunks ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE accounts ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY account_rows ON devices USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON recordings USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON tombstones USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON subscription_state USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON subscription_events USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON appstore_notifications USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON account_grants USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            "CREATE POLICY account_rows ON efforts USING (EXISTS (SELECT 1 FROM recordings WHERE recordings.uuid = recording_uuid))",
+            "CREATE POLICY account_rows ON sample_chunks USING (EXISTS (SELECT 1 FROM recordings WHERE recordings.uuid = recording_uuid))",
+            "CREATE POLICY account_rows ON accounts USING (role_name = current_user)",
+        ]),
+        // What `griptrack admin report` and a dashboard read. security_invoker: a view otherwise runs with its
+        // owner's rights, past the row-level security an account's role is under.
+        (4, "dashboard views", [
+            """
+            CREATE VIEW dashboard_accounts WITH (security_invoker = true) AS
+            SELECT a.account, a.account_uuid, a.created_at,
+                (SELECT count(*) FROM devices d WHERE d.account = a.account) AS devices,
+                (SELECT count(*) FROM recordings r WHERE r.account = a.account) AS recordings,
+                (SELECT coalesce(sum(r.sample_count), 0) FROM recordings r WHERE r.account = a.account)::bigint
+                    AS samples,
+                (SELECT max(d.last_push_at) FROM devices d WHERE d.account = a.account) AS last_push_at,
+                (SELECT count(*) FROM subscription_state s WHERE s.account = a.account AND s.tier = 'pro')
+                    AS pro_devices,
+                (SELECT n.notification_type FROM appstore_notifications n WHERE n.account = a.account
+                 ORDER BY n.signed_at DESC NULLS LAST LIMIT 1) AS last_notification,
+                (SELECT max(n.expires_at) FROM appstore_notifications n WHERE n.account = a.account)
+                    AS subscription_expires_at
+            FROM accounts a
+            """,
+            """
+            CREATE VIEW dashboard_notifications_daily WITH (security_invoker = true) AS
+            SELECT date_trunc('day', received_at) AS day, notification_type, count(*) AS notifications,
+                   count(*) FILTER (WHERE account IS NULL) AS unlinked
+            FROM appstore_notifications GROUP BY 1, 2
+            """,
+        ]),
+        // Referrals (docs/account.md, "Referrals"): a code per account, a referral per referred account, and the
+        // pool of App Store Connect offer codes a completed referral rewards its referrer from.
+        (5, "referrals and offer codes", [
+            """
+            CREATE TABLE referral_codes (
+                account text PRIMARY KEY REFERENCES accounts (account),
+                code text NOT NULL UNIQUE
+            )
+            """,
+            """
+            CREATE TABLE referrals (
+                referred_account text PRIMARY KEY REFERENCES accounts (account),
+                referrer text NOT NULL REFERENCES accounts (account),
+                code text NOT NULL,
+                redeemed_at timestamptz NOT NULL DEFAULT now(),
+                completed_at timestamptz,
+                completing_notification text,
+                reward_code text UNIQUE,
+                CHECK (referrer <> referred_account)
+            )
+            """,
+            """
+            CREATE TABLE offer_codes (
+                code text PRIMARY KEY,
+                offer text NOT NULL,
+                expires_at timestamptz NOT NULL,
+                imported_at timestamptz NOT NULL DEFAULT now(),
+                awarded_to text REFERENCES accounts (account),
+                awarded_at timestamptz
+            )
+            """,
+            "CREATE INDEX offer_codes_unawarded ON offer_codes (expires_at) WHERE awarded_to IS NULL",
+            "ALTER TABLE referral_codes ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE referrals ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE offer_codes ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY account_rows ON referral_codes USING (account IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            """
+            CREATE POLICY account_rows ON referrals USING (
+                referrer IN (SELECT account FROM accounts WHERE role_name = current_user)
+                OR referred_account IN (SELECT account FROM accounts WHERE role_name = current_user))
+            """,
+            "CREATE POLICY account_rows ON offer_codes USING (awarded_to IN (SELECT account FROM accounts WHERE role_name = current_user))",
+            // An account redeems another's code without being able to read the codes table: this function, run
+            // with its owner's rights, looks the code up and records the referral for the caller's own account
+            // (session_user: inside the function current_user is its owner).
+            """
+            CREATE FUNCTION griptrack_redeem_referral(referral_code text) RETURNS text
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            DECLARE
+                mine text;
+                theirs text;
+            BEGIN
+                SELECT account INTO mine FROM public.accounts WHERE role_name = session_user;
+                IF mine IS NULL THEN RETURN 'no account'; END IF;
+                SELECT account INTO theirs FROM public.referral_codes WHERE code = upper(referral_code);
+                IF theirs IS NULL THEN RETURN 'unknown code'; END IF;
+                IF theirs = mine THEN RETURN 'own code'; END IF;
+                INSERT INTO public.referrals (referred_account, referrer, code)
+                VALUES (mine, theirs, upper(referral_code)) ON CONFLICT (referred_account) DO NOTHING;
+                IF NOT FOUND THEN RETURN 'already referred'; END IF;
+                RETURN 'redeemed';
+            END $$
+            """,
+            "REVOKE ALL ON FUNCTION griptrack_redeem_referral(text) FROM PUBLIC",
+        ]),
     ]
 
     /// The newest version this griptrack knows.
@@ -122,11 +284,21 @@ enum ServerSchema {
         let applied = try await connection.withTransaction(logger: logger) { connection in
             // Taken first: CREATE TABLE IF NOT EXISTS alone is not safe against a concurrent creator.
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS griptrack_schema (
-                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-                """, logger: logger)
+            // Only when missing: an account's role may not create tables (and PostgreSQL checks that privilege
+            // even for CREATE TABLE IF NOT EXISTS of a table that exists).
+            var exists = false
+            for try await found in try await connection.query(
+                "SELECT to_regclass('griptrack_schema') IS NOT NULL", logger: logger
+            ).checked(columns: 1).decode(Bool.self) {
+                exists = found
+            }
+            if !exists {
+                try await connection.query(
+                    """
+                    CREATE TABLE griptrack_schema (
+                        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+            }
             var done = Set<Int>()
             for try await version in try await connection.query(
                 "SELECT version FROM griptrack_schema", logger: logger

@@ -11,21 +11,37 @@ import PostgresNIO
 public struct SyncClient: Sendable {
     public let settings: SyncSettings
     let logger: Logger
+    /// This device's App Store verifier: with one, every push first pulls the account's stored notifications and
+    /// applies what it verifies (``pullAccount(into:verifier:context:now:)``), so Pro follows the account.
+    public let accountVerifier: AppStoreVerifier?
+    /// The operator's public key (`[sync] operator_key`): with one, every push also applies the account's central
+    /// grants and revocations that verify under it (``AccountGrantRule``).
+    public let operatorKey: OperatorKey?
 
     /// Creates a client.
     ///
     /// - Parameters:
     ///   - settings: Server, account and device.
+    ///   - accountVerifier: The verifier the account's App Store data must pass here; `nil` pulls none.
+    ///   - operatorKey: The key the account's central grants must be signed with; `nil` pulls none.
     ///   - logger: Where connection and push events go (info and below).
-    public init(settings: SyncSettings, logger: Logger) {
+    public init(
+        settings: SyncSettings, accountVerifier: AppStoreVerifier? = nil, operatorKey: OperatorKey? = nil,
+        logger: Logger
+    ) {
         self.settings = settings
+        self.accountVerifier = accountVerifier
+        self.operatorKey = operatorKey
         self.logger = logger
     }
 
     // MARK: - Push
 
-    /// Ships the outbox in batches until it is empty. Sync is Pro: the resolver is asked first, and a free plan is
-    /// refused before any connection (the outbox keeps filling, so a later upgrade ships everything).
+    /// Ships the outbox in batches until it is empty, after pulling the account's App Store data when the client has
+    /// an ``accountVerifier``. Sync is Pro: the resolver is asked next. On the free plan only
+    /// the entitlement rows go out (the mirror must see a downgrade: `pro revoke` after a sync), as far as the server
+    /// can be reached, then the push is refused; with none waiting it is refused before any connection. Recordings keep filling the outbox, so a
+    /// later upgrade ships everything.
     ///
     /// Each batch is one PostgreSQL transaction; its outbox rows are acknowledged in SQLite only after it commits.
     /// A failure mid-batch leaves the server without any of the batch and the outbox as it was; the next push
@@ -66,7 +82,33 @@ public struct SyncClient: Sendable {
         from store: RecordingStore, context: AccessContext, now: Date, checkWhenEmpty: Bool,
         progress: (PushProgress) -> Void
     ) async throws(SyncError) -> PushSummary {
-        try SyncGate.requirePro(store: store, context: context, now: now)
+        // The account's App Store data first: a purchase on the phone or a refund reaches this device before the
+        // gate decides what this push may send.
+        // Best effort too: a pull that cannot reach the server leaves the device on what it knew, and the push
+        // below (or the refusal) says what happened.
+        do throws(SyncError) {
+            if let accountVerifier {
+                try await pullAccount(into: store, verifier: accountVerifier, context: context, now: now)
+            }
+            if let operatorKey {
+                try await pullGrants(into: store, key: operatorKey, now: now)
+            }
+        } catch .interrupted {
+            throw .interrupted
+        } catch {
+            logger.info("Account data not pulled", metadata: ["reason": "\(error)"])
+        }
+        if let refusal = try SyncGate.refusal(store: store, context: context, now: now) {
+            // Best effort: the refusal is what this push has to say. Rows that did not go stay in the outbox.
+            do throws(SyncError) {
+                try await pushEntitlementsOnly(from: store, progress: progress)
+            } catch .interrupted {
+                throw .interrupted
+            } catch {
+                logger.info("Entitlement rows not sent", metadata: ["reason": "\(error)"])
+            }
+            throw refusal
+        }
         // Nothing waiting: no connection, so an idle Pi neither wakes the server nor its own network every interval.
         let empty: Bool
         do throws(GripStoreError) {
@@ -123,10 +165,51 @@ public struct SyncClient: Sendable {
         }
     }
 
+    /// Ships the entitlement rows alone (a device on the free plan), each batch acknowledged after its commit; with
+    /// none waiting, opens no connection.
+    private func pushEntitlementsOnly(
+        from store: RecordingStore, progress: (PushProgress) -> Void
+    ) async throws(SyncError) {
+        let batchSize = settings.batchSize
+        func pending(after: Int64) throws(SyncError) -> [OutboxEntry] {
+            do throws(GripStoreError) {
+                return try store.pendingOutbox(after: after, limit: batchSize, only: .entitlement)
+            } catch {
+                throw .store(error)
+            }
+        }
+        guard !(try pending(after: 0)).isEmpty else { return }
+        let started = ContinuousClock.now
+        try await withConnection { connection throws(SyncError) in
+            var summary = PushSummary()
+            var after: Int64 = 0
+            while true {
+                let entries = try pending(after: after)
+                guard !entries.isEmpty else { break }
+                let plan = try PushPlan(entries, store: store)
+                try await apply(plan, on: connection)
+                do throws(GripStoreError) {
+                    try store.acknowledgeEntitlementOutbox(upTo: plan.lastID)
+                } catch {
+                    throw .store(error)
+                }
+                after = plan.lastID
+                let before = summary
+                summary.add(plan)
+                summary.elapsed = ContinuousClock.now - started
+                progress(
+                    PushProgress(
+                        summary: summary, batch: summary.since(before),
+                        pendingAfter: (try? store.syncStatus().pendingRows) ?? 0))
+            }
+        }
+    }
+
     /// Applies one batch in one transaction, within ``SyncTimeouts/batch``: past it the connection is closed (which
     /// fails the transaction: nothing of the batch is kept) and the push fails.
     ///
     /// - Returns: The batch's recordings that another account holds on the server (left unsent).
+    @discardableResult
     private func apply(_ plan: PushPlan, on connection: PostgresConnection) async throws(SyncError) -> [ServerWrites.Conflict] {
         let settings = settings
         let logger = logger

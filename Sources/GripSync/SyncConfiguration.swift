@@ -1,5 +1,6 @@
 import Foundation
 import GripConfig
+import GripEntitlements
 import Logging
 
 /// `[sync]` of the configuration, ready for the daemon's sync service and for `griptrack sync`: the one mapping
@@ -29,9 +30,13 @@ public struct SyncConfiguration: Sendable {
             host: url.host, port: url.port, user: url.user, password: try file.syncPassword(), database: url.database,
             tls: url.sslMode.flatMap(SyncEndpoint.TLSMode.init(rawValue:)), caFile: file.syncCAPath)
         let device = file.sync.deviceName ?? ProcessInfo.processInfo.hostName
+        // Pro follows the account when [app_store] makes a verifier (Production needs app_apple_id): the pull
+        // verifies everything it reads with it. Without one, this device's own imports and grants decide alone.
+        let verifier = (try? file.verifierConfiguration()).flatMap { try? AppStoreVerifier(configuration: $0) }
         return SyncConfiguration(
             client: SyncClient(
-                settings: SyncSettings(endpoint: endpoint, account: account, deviceName: device), logger: logger),
+                settings: SyncSettings(endpoint: endpoint, account: account, deviceName: device),
+                accountVerifier: verifier, operatorKey: file.sync.operatorKey, logger: logger),
             interval: .milliseconds(Int64((file.sync.intervalSeconds * 1000).rounded())))
     }
 }

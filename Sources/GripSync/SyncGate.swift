@@ -13,12 +13,19 @@ public enum SyncGate {
     ///   - now: The clock.
     /// - Throws: ``SyncError/proRequired(reason:)`` or ``SyncError/store(_:)``.
     public static func requirePro(store: RecordingStore, context: AccessContext, now: Date) throws(SyncError) {
+        if let refusal = try refusal(store: store, context: context, now: now) { throw refusal }
+    }
+
+    /// The refusal a push on the free plan ends with, or `nil` when the resolver grants Pro now.
+    ///
+    /// - Throws: ``SyncError/store(_:)``.
+    static func refusal(store: RecordingStore, context: AccessContext, now: Date) throws(SyncError) -> SyncError? {
         let status: AccessStatus
         do {
             status = try store.accessStatus(context, now: now)
         } catch {
             throw .store(error)
         }
-        guard status.access.isPro else { throw .proRequired(reason: status.access.reason) }
+        return status.access.isPro ? nil : .proRequired(reason: status.access.reason)
     }
 }

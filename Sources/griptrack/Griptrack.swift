@@ -13,7 +13,7 @@ struct Griptrack: AsyncParsableCommand {
             """,
         subcommands: [
             Record.self, Replay.self, Capture.self, Import.self, List.self, Show.self, Stats.self, TrendsCommand.self, Compare.self, Export.self, Label.self, Delete.self, Pro.self,
-            Devices.self, Status.self, Doctor.self, Simulate.self, Sync.self, Web.self,
+            Devices.self, Status.self, Doctor.self, Simulate.self, Sync.self, Web.self, Referral.self, Admin.self,
         ]
     )
 

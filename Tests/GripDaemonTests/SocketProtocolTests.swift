@@ -131,8 +131,8 @@ struct SocketProtocolTests {
         let harness = try await DaemonHarness(access: AccessContext(bypass: true)) { $0.sync = settings }.started()
         let watcher = try await harness.watcher()
         _ = try #require(try await watcher.read(until: "RECORDER", event: "saved").match)
-        // Nothing was waiting at start-up (no connection needed); the saved recording asks for a push at once,
-        // which fails against a closed port well before the 10-minute interval.
+        // The saved recording asks for a push at once, which fails against a closed port well before the 10-minute
+        // interval.
         var sync: [String: Any] = [:]
         for _ in 0..<100 {
             let client = try await harness.greetedClient()
@@ -144,7 +144,9 @@ struct SocketProtocolTests {
         #expect(sync["failures"] as? Int == 1, "\(sync)")
         #expect((sync["last_error"] as? String)?.contains("Could not connect to PostgreSQL") == true, "\(sync)")
         #expect((sync["pending_rows"] as? Int ?? 0) > 0, "\(sync)")
-        #expect(sync["last_success_at"] is Double, "the empty push at start-up counts as a success: \(sync)")
+        // Not asserted: last_success_at. The start-up push first tries the account's pull (Pro follows the account,
+        // docs/account.md); whether it then finds the outbox still empty (a success without a connection) or the
+        // recording already saved (the failure above) depends on which thread is first.
         try await harness.stop()
     }
 

@@ -197,7 +197,7 @@ struct SyncTests {
             for try await versions in group { all.append(versions) }
             return all
         }
-        #expect(applied.filter { !$0.isEmpty } == [[1]])
+        #expect(applied.filter { !$0.isEmpty } == [ServerSchema.migrations.map(\.version)])
         #expect(try await clients[0].client.count("SELECT count(*) FROM griptrack_schema") == ServerSchema.migrations.count)
     }
 
@@ -213,6 +213,34 @@ struct SyncTests {
         try await pi.push()
         #expect(try await pi.client.count(
             "SELECT count(*) FROM subscription_state WHERE tier = 'free' AND device_name = 'pi-gym'") == 1)
+        #expect(try await pi.client.count("SELECT count(*) FROM subscription_events") == 2)
+    }
+
+    @Test("a device that lost Pro still ships its entitlement rows, then is refused; its recordings wait")
+    func downgradeReachesTheMirror() async throws {
+        let cluster = try PostgresCluster()
+        let pi = try Pi(cluster: cluster, device: "pi-gym")
+        try pi.store.grantPro(note: "coach", expires: nil, by: "test", now: SyncFixtures.date(minutes: 0))
+        try await pi.client.push(from: pi.store, context: AccessContext(), now: Date())
+        #expect(try await pi.client.count("SELECT count(*) FROM subscription_state WHERE tier = 'pro'") == 1)
+
+        try pi.store.clearManualOverride(by: "test", at: SyncFixtures.date(minutes: 1))
+        try pi.record(seconds: 2, minutes: 2)
+        let reason = try pi.store.accessStatus(AccessContext(), now: Date()).access.reason
+        await #expect(throws: SyncError.proRequired(reason: reason)) {
+            try await pi.client.push(from: pi.store, context: AccessContext(), now: Date())
+        }
+        #expect(try await pi.client.count(
+            "SELECT count(*) FROM subscription_state WHERE tier = 'free' AND device_name = 'pi-gym'") == 1)
+        #expect(try await pi.client.count("SELECT count(*) FROM subscription_events") == 2)
+        // Only Pro ships recordings: the recording's rows are still waiting, the entitlement row is gone.
+        #expect(try await pi.client.count("SELECT count(*) FROM recordings") == 0)
+        #expect(try pi.store.pendingOutbox(limit: 100, only: .entitlement).isEmpty)
+        #expect(try !pi.store.pendingOutbox(limit: 100).isEmpty)
+        // A second refused push opens no connection for nothing and changes nothing on the server.
+        await #expect(throws: SyncError.proRequired(reason: reason)) {
+            try await pi.client.push(from: pi.store, context: AccessContext(), now: Date())
+        }
         #expect(try await pi.client.count("SELECT count(*) FROM subscription_events") == 2)
     }
 }

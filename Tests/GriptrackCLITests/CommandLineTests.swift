@@ -54,6 +54,10 @@ struct CommandLineTests {
               sync                    Sync recordings to the account's PostgreSQL database
                                       (Pro).
               web                     Pair browsers with the web app and manage its tokens.
+              referral                Show the account's referral code and rewards, or
+                                      redeem another account's code.
+              admin                   Operator commands: accounts and central Pro grants
+                                      signed with the operator key.
 
               See 'griptrack help <subcommand>' for detailed help.
 
@@ -78,7 +82,7 @@ struct CommandLineTests {
             message: ":2: entitlements.bypass: expected true or false, got the string \"yes\""),
         ConfigCase(
             text: "[entitlements]\nbypass = false\n[daemon]\nsocket = \"/run/x\"\n",
-            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [mqtt], [recording], [sync], [web]"),
+            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [hub], [mqtt], [recording], [sync], [web]"),
         ConfigCase(
             text: "[app_store]\napp_apple_id = -4\n",
             message: ":2: app_store.app_apple_id: expected the app's Apple ID, a whole number ≥ 0 (0 = not set), got the integer -4"),

@@ -53,7 +53,7 @@ struct SyncConfigTests {
             message: "g.toml:2: sync.device_name: expected this device's name, e.g. \"gym-board-2\" (1 to 64 characters, no surrounding spaces), got \" pi\""),
         .init(
             text: "[sync]\npassword = \"hunter2\"\n",
-            message: "g.toml:2: sync.password: unknown key; [sync] knows url, ca_file, password_file, device_name, account, interval_seconds"),
+            message: "g.toml:2: sync.password: unknown key; [sync] knows url, ca_file, password_file, device_name, account, interval_seconds, operator_key"),
     ]
 
     @Test("a bad [sync] value is an error naming the file, line and key", arguments: badCases)

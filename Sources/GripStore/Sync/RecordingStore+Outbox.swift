@@ -9,17 +9,20 @@ extension RecordingStore {
     /// - Parameters:
     ///   - after: Only rows with a higher id (a push that kept rows back continues after them).
     ///   - limit: At most this many rows.
+    ///   - kind: Only rows of this kind (a device on the free plan ships only its entitlement rows); `nil` for all.
     /// - Returns: The rows; empty when everything was shipped.
     /// - Throws: An SQLite error, or SQLITE_CORRUPT (11) for a row whose kind or UUID does not parse.
-    public func pendingOutbox(after: Int64 = 0, limit: Int) throws(GripStoreError) -> [OutboxEntry] {
+    public func pendingOutbox(
+        after: Int64 = 0, limit: Int, only kind: OutboxEntry.Kind? = nil
+    ) throws(GripStoreError) -> [OutboxEntry] {
         try read("read the sync outbox") { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT id, kind, recordingUUID, firstSequence, lastSequence, payload, at
-                    FROM syncOutbox WHERE id > ? ORDER BY id LIMIT ?
+                    FROM syncOutbox WHERE id > ? AND (? IS NULL OR kind = ?) ORDER BY id LIMIT ?
                     """,
-                arguments: [after, max(0, limit)])
+                arguments: [after, kind?.rawValue, kind?.rawValue, max(0, limit)])
             return try rows.map { row in
                 let kindText: String = row["kind"]
                 guard let kind = OutboxEntry.Kind(rawValue: kindText) else {
@@ -64,6 +67,28 @@ extension RecordingStore {
                 arguments: [id, String(decoding: try JSONEncoder().encode(kept), as: UTF8.self)])
             let removed = db.changesCount
             try Self.saveSyncStatus(db, success: date, removed: removed)
+            return removed
+        }
+    }
+
+    /// Removes the entitlement rows up to `id` once the server has committed them, and nothing else: a device on
+    /// the free plan ships its subscription changes (the mirror must see a downgrade too) while its recordings wait
+    /// for Pro. The push as a whole is still refused, so no success is recorded.
+    ///
+    /// - Parameter id: The highest entitlement row id the server committed.
+    /// - Returns: How many rows were removed.
+    /// - Throws: An SQLite error.
+    @discardableResult
+    public func acknowledgeEntitlementOutbox(upTo id: Int64) throws(GripStoreError) -> Int {
+        try writeImmediate("acknowledge the sync outbox") { db in
+            try db.execute(sql: "DELETE FROM syncOutbox WHERE id <= ? AND kind = 'entitlement'", arguments: [id])
+            let removed = db.changesCount
+            try db.execute(
+                sql: """
+                    INSERT INTO syncStatus (id, rowsSent) VALUES (1, ?)
+                    ON CONFLICT (id) DO UPDATE SET rowsSent = syncStatus.rowsSent + excluded.rowsSent
+                    """,
+                arguments: [removed])
             return removed
         }
     }

@@ -20,6 +20,13 @@ extension Griptrack.Pro {
                 return
             }
             ProStatusJSON.printText(plan, database: library.database)
+            // The local database's audit log says whether a sync brought it (griptrackd's plan does not carry it).
+            if let local = library as? LocalLibrary,
+                let audit = try? local.session.store.auditLog(limit: 50),
+                let line = ProProvenance.line(source: plan.source, audit: audit)
+            {
+                print(line)
+            }
         }
     }
 }

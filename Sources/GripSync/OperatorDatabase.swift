@@ -1,0 +1,213 @@
+import Foundation
+import GripEntitlements
+import Logging
+import PostgresNIO
+
+/// What the operator does on the server with the operator role (`griptrack admin`; docs/account.md): publish
+/// signed central grants. Pis verify what it publishes with the operator's public key, so this role's power over Pro
+/// is exactly the private key's, not the database's.
+public struct OperatorDatabase: Sendable {
+    private let client: SyncClient
+
+    /// Creates a handle (each call opens and closes one connection).
+    ///
+    /// - Parameters:
+    ///   - endpoint: The server, as the operator role.
+    ///   - timeouts: Deadlines.
+    ///   - logger: Connection events.
+    public init(endpoint: SyncEndpoint, timeouts: SyncTimeouts = .standard, logger: Logger) {
+        var settings = SyncSettings(endpoint: endpoint, account: "", deviceName: "griptrack-admin")
+        settings.timeouts = timeouts
+        client = SyncClient(settings: settings, logger: logger)
+    }
+
+    /// Stores a signed statement (a grant or a revocation) for its account's Pis to pull at their next sync.
+    ///
+    /// - Parameters:
+    ///   - statement: What was signed.
+    ///   - signed: Its signed form (``OperatorStatement/signed(with:)``).
+    /// - Throws: ``SyncError``.
+    public func publish(_ statement: OperatorStatement, signed: String) async throws(SyncError) {
+        let limit = client.settings.timeouts.batch
+        let logger = client.logger
+        try await client.withConnection { connection throws(SyncError) in
+            try await client.wait(.batch(rows: 1), on: connection, within: limit) { connection in
+                _ = try await connection.query(
+                    """
+                    INSERT INTO account_grants
+                        (statement_id, account, action, note, expires_at, issued_at, signed_statement)
+                    VALUES (\(statement.id), \(statement.account), \(statement.action.rawValue), \(statement.note),
+                            \(statement.expires), \(statement.issued), \(signed))
+                    """, logger: logger)
+            }
+        }
+    }
+
+    /// Adds offer codes from App Store Connect to the referral reward pool (`griptrack admin offer-codes import`).
+    /// Codes already in the pool are left as they are.
+    ///
+    /// - Parameters:
+    ///   - codes: The one-time codes.
+    ///   - offer: The offer's name in App Store Connect.
+    ///   - expires: When the codes stop working; an expired code is never awarded.
+    /// - Returns: How many codes were new.
+    /// - Throws: ``SyncError``.
+    public func importOfferCodes(_ codes: [String], offer: String, expires: Date) async throws(SyncError) -> Int {
+        let limit = client.settings.timeouts.batch
+        let logger = client.logger
+        return try await client.withConnection { connection throws(SyncError) in
+            try await client.wait(.batch(rows: codes.count), on: connection, within: limit) { connection in
+                var inserted = 0
+                for try await _ in try await connection.query(
+                    """
+                    INSERT INTO offer_codes (code, offer, expires_at)
+                    SELECT code, \(offer), \(expires) FROM unnest(\(codes)::text[]) AS code
+                    ON CONFLICT (code) DO NOTHING RETURNING 1
+                    """, logger: logger)
+                {
+                    inserted += 1
+                }
+                return inserted
+            }
+        }
+    }
+
+    /// Every account's figures from the `dashboard_accounts` view (`griptrack admin report`).
+    ///
+    /// - Returns: One row per account, by name.
+    /// - Throws: ``SyncError``.
+    public func report() async throws(SyncError) -> [AccountReport] {
+        let limit = client.settings.timeouts.read
+        let logger = client.logger
+        return try await client.withConnection { connection throws(SyncError) in
+            try await client.wait(.read("read the dashboard"), on: connection, within: limit) { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT account, account_uuid, devices, recordings, samples, last_push_at, pro_devices,
+                           last_notification, subscription_expires_at
+                    FROM dashboard_accounts ORDER BY account
+                    """, logger: logger)
+                var result: [AccountReport] = []
+                for try await row in rows.checked(columns: 9).decode(
+                    (String, UUID, Int64, Int64, Int64, Date?, Int64, String?, Date?).self)
+                {
+                    result.append(
+                        AccountReport(
+                            account: row.0, uuid: row.1, devices: Int(row.2), recordings: Int(row.3),
+                            samples: Int(row.4), lastPush: row.5, proDevices: Int(row.6), lastNotification: row.7,
+                            subscriptionExpires: row.8))
+                }
+                return result
+            }
+        }
+    }
+
+    /// Creates an account with its own PostgreSQL role (`griptrack admin account create`): the role may read and
+    /// write only the account's rows (row-level security, server migration 3), and the account's UUID is the
+    /// `appAccountToken` its app puts on purchases. One transaction: a failure leaves neither role nor row.
+    ///
+    /// The operator role needs CREATEROLE. The group role `griptrack_account`, which carries the table privileges
+    /// every account role shares, is created and granted here the first time.
+    ///
+    /// - Parameter name: The account (`[sync] account` on its Pis), 1–64 characters, no control characters.
+    /// - Returns: The account's UUID, role and password (shown once; only PostgreSQL keeps its hash).
+    /// - Throws: ``SyncError``; an existing account is ``SyncError/server(operation:detail:)``.
+    public func createAccount(_ name: String) async throws(SyncError) -> AccountCredentials {
+        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw .server(operation: "create the account", detail: "an account name is 1 to 64 characters without control characters")
+        }
+        var credentials = AccountCredentials(
+            account: name, uuid: UUID(), role: Self.roleName(for: name),
+            password: (0..<24).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined(),
+            referralCode: "")
+        let limit = client.settings.timeouts.batch
+        let logger = client.logger
+        let made = credentials
+        credentials.referralCode = try await client.withConnection { connection throws(SyncError) in
+            try await client.wait(.batch(rows: 1), on: connection, within: limit) { connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    let credentials = made
+                    for statement in Self.accountRoleStatements(credentials) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query(
+                        """
+                        INSERT INTO accounts (account, account_uuid, role_name)
+                        VALUES (\(credentials.account), \(credentials.uuid), \(credentials.role))
+                        """, logger: logger)
+                    // The first of the candidates no account holds yet (4 characters of 32: a clash is rare, five
+                    // in a row would need a million accounts).
+                    var code = ""
+                    for try await value in try await connection.query(
+                        """
+                        INSERT INTO referral_codes (account, code)
+                        SELECT \(credentials.account), candidate FROM unnest(\(Self.referralCandidates())::text[]) AS candidate
+                        WHERE NOT EXISTS (SELECT 1 FROM referral_codes WHERE code = candidate) LIMIT 1
+                        RETURNING code
+                        """, logger: logger
+                    ).checked(columns: 1).decode(String.self) {
+                        code = value
+                    }
+                    return code
+                }
+            }
+        }
+        return credentials
+    }
+
+    /// The statements that make the group role (once), grant it the tables, and create the account's login role.
+    /// The role name and password are made here from `[a-z0-9_]` only, so they can be spelled into the SQL.
+    static func accountRoleStatements(_ credentials: AccountCredentials) -> [String] {
+        [
+            """
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'griptrack_account') THEN
+                    CREATE ROLE griptrack_account NOLOGIN;
+                END IF;
+            END $$
+            """,
+            """
+            GRANT SELECT, INSERT, UPDATE, DELETE
+            ON devices, recordings, efforts, sample_chunks, tombstones, subscription_state, subscription_events
+            TO griptrack_account
+            """,
+            """
+            GRANT SELECT ON accounts, appstore_notifications, account_grants, griptrack_schema, dashboard_accounts
+            TO griptrack_account
+            """,
+            "GRANT SELECT ON referral_codes, referrals, offer_codes TO griptrack_account",
+            "GRANT EXECUTE ON FUNCTION griptrack_redeem_referral(text) TO griptrack_account",
+            "CREATE ROLE \(credentials.role) LOGIN PASSWORD '\(credentials.password)' IN ROLE griptrack_account",
+        ]
+    }
+
+    /// Five random referral codes `GRIP-XXXX` (letters and digits without 0, O, 1 and I, which read alike).
+    static func referralCandidates() -> [String] {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        return (0..<5).map { _ in "GRIP-" + String((0..<4).map { _ in alphabet.randomElement()! }) }
+    }
+
+    /// `gt_` and the account's name in `[a-z0-9_]` (at most 40 characters), then 8 random hex digits: a valid,
+    /// unquoted PostgreSQL identifier that two similar names cannot share.
+    static func roleName(for account: String) -> String {
+        let cleaned = String(
+            account.lowercased().unicodeScalars.map { ("a"..."z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_" }
+                .prefix(40))
+        return "gt_\(cleaned)_" + String(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(8))
+    }
+}
+
+/// A new account's credentials, as `griptrack admin account create` prints them.
+public struct AccountCredentials: Sendable, Equatable, Encodable {
+    /// The account's name.
+    public var account: String
+    /// Its UUID: the app's `appAccountToken`.
+    public var uuid: UUID
+    /// Its PostgreSQL role, for its Pis' `[sync] url`.
+    public var role: String
+    /// The role's password, for its Pis' `[sync] password_file`.
+    public var password: String
+    /// The account's referral code (`GRIP-XXXX`), for others to redeem.
+    public var referralCode: String
+}

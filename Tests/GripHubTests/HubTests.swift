@@ -1,0 +1,173 @@
+import Foundation
+import GripEntitlements
+import GripStore
+import GripSync
+import GripTestSupport
+import NIOCore
+import Testing
+
+@testable import GripHub
+
+/// griptrack-hub on loopback against a real PostgreSQL 15, notifications signed by a test chain, and Pis that pull
+/// them through their own verifier (docs/account.md, "Tests").
+@Suite(
+    "griptrack-hub and Pro through the account", .serialized,
+    .enabled(if: PostgresCluster.shouldRun, "PostgreSQL 15 is not installed: run scripts/setup"))
+struct HubTests {
+    @Test("SUBSCRIBED makes every Pi of the account Pro at its next sync, not another account's; stored once")
+    func subscribedReachesEveryPi() async throws {
+        let hub = try await HubHarness()
+        let gym = try hub.pi(device: "pi-gym")
+        let home = try hub.pi(device: "pi-home")
+        let other = try hub.pi(device: "pi-other", account: "someone-else")
+        let now = Date()
+        let body = try hub.signer.notificationBody(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: now, expires: now.addingTimeInterval(30 * 86_400),
+            accountToken: HubHarness.accountUUID)
+        #expect(try await hub.post(body).status == 200)
+        // The App Store sends it again (it did not see the 200): stored once, answered 200 again.
+        #expect(try await hub.post(body).status == 200)
+        #expect(try await hub.count("SELECT count(*) FROM appstore_notifications") == 1)
+        #expect(try await hub.count(
+            "SELECT count(*) FROM appstore_notifications WHERE account = 'crag-gym' AND notification_type = 'SUBSCRIBED'") == 1)
+
+        for pi in [gym, home, other] {
+            #expect(try !pi.access.isPro)
+            try await pi.sync()
+        }
+        for pi in [gym, home] {
+            #expect(try pi.access.isPro)
+            #expect(try pi.access.source == .subscription)
+            // What `pro status` reads to say "received through the account crag-gym".
+            let granted = try pi.store.auditLog().first { $0.source == "appStore" && $0.action == .grant }
+            #expect(granted?.actor == "account crag-gym")
+        }
+        #expect(try !other.access.isPro)
+        // Each Pro Pi then mirrors its new state, so the dashboard sees both.
+        #expect(try await hub.count("SELECT count(*) FROM subscription_state WHERE tier = 'pro'") == 2)
+        await hub.stop()
+    }
+
+    @Test("a refund ends Pro on every Pi at its next sync; a replayed older renewal changes nothing")
+    func refundEndsProEverywhere() async throws {
+        let hub = try await HubHarness()
+        let gym = try hub.pi(device: "pi-gym")
+        let home = try hub.pi(device: "pi-home")
+        let start = Date().addingTimeInterval(-3_600)
+        let expires = start.addingTimeInterval(30 * 86_400)
+        let renewal = try hub.signer.notificationBody(
+            type: "DID_RENEW", signed: start.addingTimeInterval(60), expires: expires,
+            accountToken: HubHarness.accountUUID)
+        #expect(try await hub.post(
+            try hub.signer.notificationBody(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: start, expires: expires,
+                accountToken: HubHarness.accountUUID)).status == 200)
+        #expect(try await hub.post(renewal).status == 200)
+        for pi in [gym, home] { try await pi.sync() }
+        #expect(try gym.access.isPro && home.access.isPro)
+
+        let refunded = start.addingTimeInterval(1_800)
+        #expect(try await hub.post(
+            try hub.signer.notificationBody(
+                type: "REFUND", signed: refunded, expires: expires, revoked: refunded,
+                accountToken: HubHarness.accountUUID)).status == 200)
+        for pi in [gym, home] { try await pi.sync() }
+        #expect(try !gym.access.isPro)
+        #expect(try !home.access.isPro)
+
+        // The older renewal again, under a new notification UUID (a replay by someone who kept it): older than
+        // what the Pis hold for this subscription, so nothing changes.
+        let replay = try hub.signer.notificationBody(
+            type: "DID_RENEW", signed: start.addingTimeInterval(60), expires: expires,
+            accountToken: HubHarness.accountUUID)
+        #expect(try await hub.post(replay).status == 200)
+        for pi in [gym, home] { try await pi.sync() }
+        #expect(try !gym.access.isPro)
+        #expect(try !home.access.isPro)
+        await hub.stop()
+    }
+
+    @Test("a tampered notification, a wrong bundle and a malformed body are refused 4xx and stored nowhere")
+    func badNotificationsRefused() async throws {
+        let hub = try await HubHarness()
+        let now = Date()
+        let jws = try hub.signer.notification(
+            uuid: UUID().uuidString, type: "SUBSCRIBED", signed: now, expires: now.addingTimeInterval(86_400),
+            accountToken: HubHarness.accountUUID)
+        // One character early in the signature changed (the last one's low bits are only padding).
+        var parts = jws.split(separator: ".").map(String.init)
+        var signature = Array(parts[2])
+        signature[5] = signature[5] == "A" ? "B" : "A"
+        parts[2] = String(signature)
+        let tampered = try await hub.post("{\"signedPayload\":\"\(parts.joined(separator: "."))\"}")
+        #expect(tampered.status == 403)
+        #expect(tampered.body.contains("signature"))
+        let wrongBundle = try await hub.post(
+            try hub.signer.notificationBody(
+                type: "SUBSCRIBED", signed: now, expires: now.addingTimeInterval(86_400),
+                accountToken: HubHarness.accountUUID, bundleId: "com.example.other"))
+        #expect(wrongBundle.status == 403)
+        #expect(try await hub.post("{\"payload\":1}").status == 400)
+        #expect(try await hub.post(String(repeating: "x", count: HubSettings.bodyLimit + 1)).status == 413)
+        #expect(try await hub.count("SELECT count(*) FROM appstore_notifications") == 0)
+        #expect(try await LoopbackHTTP.request(port: hub.port, "GET", "/healthz").status == 200)
+        await hub.stop()
+    }
+
+    @Test("a row forged in the database by someone without Apple's key grants nothing on any Pi")
+    func forgedRowGrantsNothing() async throws {
+        let hub = try await HubHarness()
+        let pi = try hub.pi(device: "pi-gym")
+        // Signed by another chain (whoever holds database credentials can make one), inserted straight into the
+        // table the hub fills, for this account.
+        let forger = try AppStoreSigner()
+        let now = Date()
+        let forged = try forger.notification(
+            uuid: "forged-1", type: "SUBSCRIBED", signed: now, expires: now.addingTimeInterval(365 * 86_400),
+            accountToken: HubHarness.accountUUID)
+        try await hub.execute(
+            """
+            INSERT INTO appstore_notifications (notification_uuid, account, notification_type, signed_at, signed_payload)
+            VALUES ('forged-1', 'crag-gym', 'SUBSCRIBED', now(), '\(forged)')
+            """)
+        let pull = try await pi.client.pullAccount(
+            into: pi.store, verifier: try hub.signer.verifier(), context: AccessContext(), now: now)
+        #expect(pull.refused == 1 && pull.applied == 0)
+        try await pi.sync()
+        #expect(try !pi.access.isPro)
+        await hub.stop()
+    }
+
+    @Test("the notification endpoint refuses a client over its minute's budget with 429")
+    func rateLimited() async throws {
+        let hub = try await HubHarness(requestsPerMinute: 3)
+        var statuses: [Int] = []
+        for _ in 0..<4 { statuses.append(try await hub.post("{}").status) }
+        #expect(statuses == [400, 400, 400, 429])
+        await hub.stop()
+    }
+}
+
+@Suite("griptrack-hub's decisions")
+struct HubDecisionTests {
+    @Test("the request window admits the limit per client per minute, then again after the minute")
+    func requestWindow() {
+        var window = RequestWindow(limit: 2)
+        let t0 = Date(timeIntervalSince1970: 1_000_000)
+        let answers = [
+            window.admit("a", now: t0), window.admit("a", now: t0.addingTimeInterval(1)),
+            window.admit("a", now: t0.addingTimeInterval(2)), window.admit("b", now: t0.addingTimeInterval(2)),
+            window.admit("a", now: t0.addingTimeInterval(61)),
+        ]
+        #expect(answers == [true, true, false, true, true])
+    }
+
+    @Test("X-Forwarded-For names the client only when the peer is the proxy on loopback")
+    func forwardedFor() throws {
+        let proxy = try SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
+        let stranger = try SocketAddress(ipAddress: "203.0.113.9", port: 40_000)
+        #expect(HubRateLimiter.client(peer: proxy, forwardedFor: "198.51.100.1, 192.0.2.7") == "192.0.2.7")
+        #expect(HubRateLimiter.client(peer: stranger, forwardedFor: "192.0.2.7") == "203.0.113.9")
+        #expect(HubRateLimiter.client(peer: proxy, forwardedFor: nil) == "127.0.0.1")
+    }
+}
