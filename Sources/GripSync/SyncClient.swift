@@ -148,13 +148,7 @@ public struct SyncClient: Sendable {
                     throw .store(error)
                 }
                 after = plan.lastID
-                let before = summary
-                summary.add(plan)
-                summary.elapsed = ContinuousClock.now - started
-                progress(
-                    PushProgress(
-                        summary: summary, batch: summary.since(before),
-                        pendingAfter: (try? store.syncStatus().pendingRows) ?? 0))
+                Self.count(plan, into: &summary, started: started, store: store, progress: progress)
             }
             if !conflicts.isEmpty {
                 throw .notOwned(
@@ -163,6 +157,19 @@ public struct SyncClient: Sendable {
             }
             return summary
         }
+    }
+
+    /// Adds a committed batch to the summary and tells `progress` what is left.
+    private static func count(
+        _ plan: PushPlan, into summary: inout PushSummary, started: ContinuousClock.Instant, store: RecordingStore,
+        progress: (PushProgress) -> Void
+    ) {
+        let before = summary
+        summary.add(plan)
+        summary.elapsed = ContinuousClock.now - started
+        progress(
+            PushProgress(
+                summary: summary, batch: summary.since(before), pendingAfter: (try? store.syncStatus().pendingRows) ?? 0))
     }
 
     /// Ships the entitlement rows alone (a device on the free plan), each batch acknowledged after its commit; with
@@ -194,13 +201,7 @@ public struct SyncClient: Sendable {
                     throw .store(error)
                 }
                 after = plan.lastID
-                let before = summary
-                summary.add(plan)
-                summary.elapsed = ContinuousClock.now - started
-                progress(
-                    PushProgress(
-                        summary: summary, batch: summary.since(before),
-                        pendingAfter: (try? store.syncStatus().pendingRows) ?? 0))
+                Self.count(plan, into: &summary, started: started, store: store, progress: progress)
             }
         }
     }

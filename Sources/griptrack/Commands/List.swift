@@ -25,21 +25,12 @@ extension Griptrack {
         @Flag(help: "Show the account's recordings from every device, read from the sync database (Pro).")
         var everywhere = false
 
-        @Option(help: ArgumentHelp("Only this athlete's recordings (any case).", valueName: "name"))
-        var athlete: String?
+        @OptionGroup var filtering: FilterOptions
 
-        @Option(help: ArgumentHelp("Only recordings with this hand: left, right or both.", valueName: "hand"))
-        var hand: Hand?
-
-        @Option(help: ArgumentHelp("Only recordings with this grip, e.g. \"half crimp\" (any case).", valueName: "grip"))
-        var grip: String?
-
-        var filter: RecordingFilter { RecordingFilter(athlete: athlete, hand: hand, grip: grip) }
+        var filter: RecordingFilter { filtering.filter }
 
         func validate() throws {
-            if everywhere && !filter.isEmpty {
-                throw ValidationError("--athlete, --hand and --grip filter this machine's recordings; drop --everywhere.")
-            }
+            try filtering.check(everywhere: everywhere)
         }
 
         static let proPageSize = 20
