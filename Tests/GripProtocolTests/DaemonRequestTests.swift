@@ -77,7 +77,9 @@ struct RequestTests {
     }
 
     @Test("PRO grant refuses a day the calendar does not have instead of rolling it into the next month",
-          arguments: ["2027-02-30", "2027-02-29T12:00:00Z", "2027-13-01", "2027-04-31", "2027-00-10"])
+          arguments: ["2027-02-30", "2027-02-29T12:00:00Z", "2027-13-01", "2027-04-31", "2027-00-10",
+                      // Found by the request fuzzer: ten characters, read as year 14012, written back unreadable.
+                      "14012-3-01", "2027-3-011"])
     func proRefusesImpossibleDays(expires: String) {
         #expect(Self.problem("PRO", ["action": "grant", "expires": expires])?.hasPrefix("expires must be a date") == true)
         #expect(ExpiryText.date(from: expires) == nil)
