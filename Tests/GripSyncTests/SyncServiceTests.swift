@@ -105,7 +105,9 @@ struct SyncServiceStuckServerTests {
         let cancelled = ContinuousClock.now
         task.cancel()
         _ = await task.result
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        // A bound against waiting for the 600 s deadlines, not a speed check: with two CI runs on the machine's two
+        // cores the cancellation took 5.5 s.
+        #expect(ContinuousClock.now - cancelled < .seconds(30))
         #expect(try pi.store.syncStatus().pendingRows == pending)
         #expect(service.snapshot.pushingSince == nil)
     }
