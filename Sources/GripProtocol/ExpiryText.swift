@@ -17,8 +17,9 @@ package enum ExpiryText {
     /// `YYYY-MM-DD` as UTC midnight, or nil when it is not that form or names a day the calendar does not have.
     private static func calendarDay(_ text: Substring) -> Date? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        // Exactly 4-2-2 digits: "14012-3-01" is 10 characters too, and a year past 9999 cannot be written back.
-        guard text.count == 10, parts.map(\.count) == [4, 2, 2],
+        // Exactly 4-2-2 digits (not merely ten characters: "14012-3-01" was read as year 14012, which cannot be
+        // written back).
+        guard parts.map(\.count) == [4, 2, 2],
               parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
         var calendar = Calendar(identifier: .gregorian)
