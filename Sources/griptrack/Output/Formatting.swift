@@ -15,7 +15,8 @@ enum Format {
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
-    /// `Ana (62.0 kg), right hand, half crimp, 20 mm edge, “test”`: everything said about who pulled and how, or nil.
+    /// `Ana (62.0 kg), right hand, half crimp, 20 mm edge, “test”, protocol repeaters 6x 7:3 @80% (max 27.0 kg)`:
+    /// everything said about who pulled and how, or nil.
     static func who(_ row: RecordingRow) -> String? {
         let setup = row.setup
         var athlete = setup.athlete
@@ -25,6 +26,7 @@ enum Format {
         let parts = [
             athlete, row.hand.map { $0 == .both ? "both hands" : "\($0.rawValue) hand" }, setup.grip,
             setup.edgeMillimetres.map { String(format: "%g mm edge", $0) }, row.label.map { "“\($0)”" },
+            setup.protocolNotation.map { "protocol \($0)" + (setup.protocolMaxKilograms.map { " (max \(kg($0)))" } ?? "") },
         ].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
