@@ -151,6 +151,13 @@ struct RecordingExport: Encodable {
     var samples: [Sample]
     var hand: String?
     var label: String?
+    /// Who pulled and how, and the protocol run (each absent until said).
+    var athlete: String?
+    var grip: String?
+    var edgeMm: Double?
+    var bodyWeightKg: Double?
+    var `protocol`: String?
+    var protocolMaxKg: Double?
     /// Where the stream was interrupted (µs, the samples' timeline): after each open effort that is not the last
     /// sample, and before each effort that starts open (the sample before it), so an import cuts the same efforts.
     var linkDropsMicros: [Int64]
@@ -169,6 +176,12 @@ struct RecordingExport: Encodable {
         self.samples = samples.map { Sample(micros: $0.micros, kg: $0.kilograms) }
         hand = row.hand?.rawValue
         label = row.label
+        athlete = row.setup.athlete
+        grip = row.setup.grip
+        edgeMm = row.setup.edgeMillimetres
+        bodyWeightKg = row.setup.bodyWeightKilograms
+        `protocol` = row.setup.protocolNotation
+        protocolMaxKg = row.setup.protocolMaxKilograms
         linkDropsMicros = Self.linkDrops(efforts: efforts, samples: samples)
     }
 
@@ -206,6 +219,12 @@ struct RecordingExport: Encodable {
             ("uuid", uuid),
             (GriptrackCSV.handField, hand ?? ""),
             (GriptrackCSV.labelField, label ?? ""),
+            (GriptrackCSV.athleteField, athlete ?? ""),
+            (GriptrackCSV.gripField, grip ?? ""),
+            (GriptrackCSV.edgeField, edgeMm.map { "\($0)" } ?? ""),
+            (GriptrackCSV.bodyWeightField, bodyWeightKg.map { "\($0)" } ?? ""),
+            (GriptrackCSV.protocolField, `protocol` ?? ""),
+            (GriptrackCSV.protocolMaxField, protocolMaxKg.map { "\($0)" } ?? ""),
             (GriptrackCSV.linkDropsField, linkDropsMicros.map(String.init).joined(separator: " ")),
         ].map { ExportField(name: $0.0, value: $0.1) }
         return GriptrackCSV.write(
