@@ -23,10 +23,11 @@ enum Format {
         if let weight = setup.bodyWeightKilograms {
             athlete = (athlete.map { $0 + " " } ?? "body weight ") + "(\(kg(weight)))"
         }
+        var protocolText = setup.protocolNotation.map { "protocol " + $0 }
+        if let text = protocolText, let max = setup.protocolMaxKilograms { protocolText = text + " (max \(kg(max)))" }
         let parts = [
             athlete, row.hand.map { $0 == .both ? "both hands" : "\($0.rawValue) hand" }, setup.grip,
-            setup.edgeMillimetres.map { String(format: "%g mm edge", $0) }, row.label.map { "“\($0)”" },
-            setup.protocolNotation.map { "protocol \($0)" + (setup.protocolMaxKilograms.map { " (max \(kg($0)))" } ?? "") },
+            setup.edgeMillimetres.map { String(format: "%g mm edge", $0) }, row.label.map { "“\($0)”" }, protocolText,
         ].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
