@@ -100,7 +100,7 @@ struct TrainingTrendsReport: Encodable {
             for figure in group.figures where Set(figure.points.map(\.startedAt)).count >= 2 {
                 lines.append("")
                 lines.append("  " + Self.label(figure.name) + " (" + figure.unit + ")")
-                lines += TrendPlot(points: figure.points.map { ($0.startedAt, $0.value) }).lines.map { "  " + $0 }
+                lines += TrendPlot(points: figure.points.map { (date: $0.startedAt, value: $0.value) }).lines.map { "  " + $0 }
             }
         }
         return lines.joined(separator: "\n") + "\n"
