@@ -205,7 +205,8 @@ struct RecordingExport: Encodable {
     /// the same samples, bit for bit (``GriptrackCSV``).
     var csv: String {
         func number(_ value: Float?) -> String { value.map { String(format: "%.3f", Double($0)) } ?? "" }
-        let fields = [
+        // Typed up front: seventeen pairs of mixed expressions are too many for the type checker to infer in time.
+        let pairs: [(String, String)] = [
             ("date", Format.second(startedAt)),
             ("tag", id.map { "griptrack recording \($0)" } ?? "griptrack recording \(uuid) from \(deviceName ?? "?")"),
             ("comment", ""),
@@ -226,7 +227,8 @@ struct RecordingExport: Encodable {
             (GriptrackCSV.protocolField, `protocol` ?? ""),
             (GriptrackCSV.protocolMaxField, protocolMaxKg.map { "\($0)" } ?? ""),
             (GriptrackCSV.linkDropsField, linkDropsMicros.map(String.init).joined(separator: " ")),
-        ].map { ExportField(name: $0.0, value: $0.1) }
+        ]
+        let fields = pairs.map { ExportField(name: $0.0, value: $0.1) }
         return GriptrackCSV.write(
             fields: fields, samples: samples.map { ForceSample(micros: $0.micros, kilograms: $0.kg) })
     }
