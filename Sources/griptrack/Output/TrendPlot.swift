@@ -40,7 +40,10 @@ struct TrendPlot {
         let margin = max(top.count, bottom.count)
         var lines = grid.enumerated().map { index, cells in
             let label = index == 0 ? top : index == height - 1 ? bottom : ""
-            return label.leftPadded(margin) + " ┤" + String(cells)
+            // Without trailing blanks: a copied or piped plot carries no invisible spaces.
+            var line = label.leftPadded(margin) + " ┤" + String(cells)
+            while line.last == " " { line.removeLast() }
+            return line
         }
         lines.append(String(repeating: " ", count: margin) + " └" + String(repeating: "─", count: width))
         let from = Format.day(first)
