@@ -6,7 +6,7 @@
 /// seconds on any fixed time base (Unix seconds); nothing here reads a clock or a calendar.
 public struct TrainingTrends: Sendable, Equatable {
     /// The figures followed.
-    public enum Metric: String, Sendable, CaseIterable, Comparable {
+    public enum Metric: String, Sendable, CaseIterable {
         /// The highest effort peak (kg).
         case mvc
         /// The best 7 s mean (kg).
@@ -18,10 +18,6 @@ public struct TrainingTrends: Sendable, Equatable {
 
         /// kg or kg/s.
         public var unit: String { self == .rfd ? "kg/s" : "kg" }
-
-        public static func < (lhs: Metric, rhs: Metric) -> Bool {
-            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-        }
     }
 
     /// Who, which hand, which grip and which protocol: tests compare only within one.
