@@ -157,6 +157,9 @@ struct ListJSON: Encodable {
         var grip: String? = nil
         var edgeMm: Double? = nil
         var bodyWeightKg: Double? = nil
+        /// The protocol the recording ran (notation), and the max its band was a percentage of.
+        var `protocol`: String? = nil
+        var protocolMaxKg: Double? = nil
     }
 
     struct Damaged: Encodable {
@@ -188,7 +191,8 @@ extension ListJSON.Item {
             device: row.device, profile: row.profile, hand: row.hand?.rawValue, label: row.label,
             state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
             maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms), athlete: row.setup.athlete,
-            grip: row.setup.grip, edgeMm: row.setup.edgeMillimetres, bodyWeightKg: row.setup.bodyWeightKilograms)
+            grip: row.setup.grip, edgeMm: row.setup.edgeMillimetres, bodyWeightKg: row.setup.bodyWeightKilograms,
+            protocol: row.setup.protocolNotation, protocolMaxKg: row.setup.protocolMaxKilograms)
     }
 }
 
