@@ -4,7 +4,9 @@
 Debian's Chromium, driven by Playwright for Python, against the built `griptrackd --replay CAPTURE --web
 127.0.0.1:PORT` with its socket and database in a temporary directory: pair through `griptrack web pair`, watch the
 live number follow the samples (read from the DOM), see an effort appear with its float32-exact peak (the capture's
-expected JSON), start and stop a recording, open its history page, and find a revoked session refused.
+expected JSON), start and stop a recording, open its history page, compare /api/recordings with `griptrack list
+--json`, run a training protocol against a second replay (phase and rep advancing, the set's summary), and find a
+revoked session refused.
 
 Usage: Tests/Browser/test_web.py [--bin DIR] [--screenshots DIR]
 Prints "browser: N passed, N failed" and exits non-zero when a check failed.
@@ -43,7 +45,7 @@ def wait_for(predicate, timeout, what):
 
 
 class Daemon:
-    def __init__(self, bin_dir, directory, port):
+    def __init__(self, bin_dir, directory, port, speed=2):
         self.bin_dir = bin_dir
         self.socket = os.path.join(directory, "griptrack.sock")
         config = os.path.join(directory, "griptrack.toml")
@@ -52,7 +54,7 @@ class Daemon:
         self.process = subprocess.Popen(
             [os.path.join(bin_dir, "griptrackd"), "--config", config, "--socket", self.socket,
              "--db", os.path.join(directory, "griptrack.db"),
-             "--replay", os.path.join(ROOT, "captures", CAPTURE + ".btsnoop"), "--speed", "2",
+             "--replay", os.path.join(ROOT, "captures", CAPTURE + ".btsnoop"), "--speed", str(speed),
              "--wait-for-watcher", "--web", f"127.0.0.1:{port}"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "griptrackd.log"), "w"))
         self.url = f"http://127.0.0.1:{port}"
@@ -66,11 +68,14 @@ class Daemon:
             return False
 
     def cli(self, *arguments):
+        return self.griptrack("web", *arguments)
+
+    def griptrack(self, *arguments):
         result = subprocess.run(
-            [os.path.join(self.bin_dir, "griptrack"), "web", *arguments, "--socket", self.socket],
+            [os.path.join(self.bin_dir, "griptrack"), *arguments, "--socket", self.socket],
             capture_output=True, text=True, timeout=20)
         if result.returncode != 0:
-            raise AssertionError(f"griptrack web {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
+            raise AssertionError(f"griptrack {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
         return result.stdout
 
     def stop(self):
@@ -92,6 +97,10 @@ def main():
     passed, failed = 0, 0
     directory = tempfile.mkdtemp(prefix="griptrack-browser-")
     daemon = Daemon(arguments.bin, directory, free_port())
+    # The training run gets a replay of its own from the start (the first daemon's has ended by then), at 4× so the
+    # capture's six 7:3 pulls take 15 s.
+    training_directory = tempfile.mkdtemp(prefix="griptrack-browser-training-")
+    trainer = Daemon(arguments.bin, training_directory, free_port(), speed=4)
     shots = arguments.screenshots or directory
 
     def check(name, body):
@@ -172,6 +181,65 @@ def main():
                 if arguments.screenshots:
                     page.screenshot(path=os.path.join(shots, "recording.png"), full_page=True)
 
+            def recordings_api_is_list_json():
+                page.goto(daemon.url + "/history")
+                served = page.evaluate("async () => await (await fetch('/api/recordings')).text()")
+                printed = daemon.griptrack("list", "--json")
+                assert served == printed, (served, printed)
+                listed = json.loads(served)
+                assert str(listed["recordings"][0]["id"]) == state["id"], listed
+                assert listed["recordings"][0]["hand"] == "left", listed
+                assert listed["database"]["kind"] == "daemon", listed
+
+            def protocol_run():
+                output = trainer.cli("pair", "--role", "record", "--name", "trainer", "--no-qr")
+                url = next(line for line in output.splitlines() if line.startswith("http://"))
+                coach = browser.new_page(viewport={"width": 1100, "height": 1200})
+                coach.goto(url)
+                wait_for(lambda: coach.locator("#link").get_attribute("data-state") == "live", 10, "the live stream")
+                wait_for(lambda: not coach.locator("#run-start").is_disabled(), 10, "the default protocol's plan")
+                coach.select_option("#protocol-choice", "")
+                coach.fill("#protocol-text", "repeaters 3x 7:x")
+                coach.locator("#protocol-text").dispatch_event("change")
+                wait_for(lambda: "column 14" in (coach.locator("#plan-text").text_content() or ""), 10,
+                         "the engine's error for bad notation")
+                assert coach.locator("#run-start").is_disabled()
+                coach.fill("#protocol-text", "repeaters 3x 7:3 @80%")
+                coach.locator("#protocol-text").dispatch_event("change")
+                wait_for(lambda: not coach.locator("#run-start").is_disabled(), 10, "the typed protocol's plan")
+                coach.fill("#max-kg", "25")
+                assert coach.locator("#band-text").text_content() == "band 18.8–21.3 kg", coach.locator("#band-text").text_content()
+                coach.click("#run-start")
+                phase = coach.locator("#phase")
+                rep = coach.locator("#rep-counter")
+                wait_for(lambda: phase.get_attribute("data-phase") == "countdown", 10, "the countdown")
+                wait_for(lambda: (coach.locator("#outcome").text_content() or "").startswith("Recording #"), 10,
+                         "the run's recording to start")
+                assert "protocol repeaters 3x 7:3 @80%" in coach.locator("#outcome").text_content()
+                seen = []
+                def advance():
+                    now = (phase.get_attribute("data-phase"), rep.get_attribute("data-rep"))
+                    if not seen or seen[-1] != now:
+                        seen.append(now)
+                    return now[0] == "done"
+                wait_for(advance, 40, "the run to reach DONE")
+                for step in [("hang", "1"), ("rest", "2"), ("hang", "2"), ("rest", "3"), ("hang", "3"), ("done", "")]:
+                    assert step in seen, (step, seen)
+                assert seen.index(("hang", "1")) < seen.index(("hang", "2")) < seen.index(("hang", "3")), seen
+                summary = coach.locator('#summaries .summary[data-set="1"]')
+                wait_for(lambda: summary.count() == 1 and summary.get_attribute("data-done") == "3", 40,
+                         "the end-of-set summary with three reps done")
+                assert summary.get_attribute("data-missed") == "0", summary.text_content()
+                assert "3 done, 0 short, 0 missed of 3 reps" in summary.text_content(), summary.text_content()
+                assert "mean of the rep means" in summary.text_content(), summary.text_content()
+                if arguments.screenshots:
+                    coach.screenshot(path=os.path.join(shots, "training.png"))
+                coach.click("#run-stop")
+                wait_for(lambda: coach.locator("#outcome").get_attribute("data-saved-id"), 15, "the recording to stop")
+                listed = json.loads(trainer.griptrack("list", "--json"))
+                assert listed["recordings"][0]["label"] == "protocol repeaters 3x 7:3 @80%", listed
+                coach.close()
+
             def revoked_session_refused():
                 daemon.cli("revoke", "browser-test")
                 page.goto(daemon.url + "/")
@@ -187,15 +255,20 @@ def main():
                 ("an effort appears with its float32-exact peak", effort_with_exact_peak),
                 ("start and stop a recording", start_and_stop_recording),
                 ("the recording's history page shows it", history_page),
+                ("/api/recordings is what griptrack list --json prints", recordings_api_is_list_json),
+                ("a protocol run: bad notation refused, phases and reps advance, the set's summary", protocol_run),
                 ("a revoked session is refused", revoked_session_refused),
             ]:
                 check(name, body)
             browser.close()
     finally:
         daemon.stop()
+        trainer.stop()
         if failed:
             print(open(os.path.join(directory, "griptrackd.log")).read()[-4000:])
+            print(open(os.path.join(training_directory, "griptrackd.log")).read()[-4000:])
         shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(training_directory, ignore_errors=True)
     print(f"browser: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
