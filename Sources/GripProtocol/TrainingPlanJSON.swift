@@ -72,8 +72,12 @@ package struct TrainingPlanJSON: Encodable, Equatable, Sendable {
         guard text.count <= textLimit else {
             return .failure(TrainingPlanProblem(message: "protocol: at most \(textLimit) characters, got \(text.count)"))
         }
-        guard let firstHand = hand.map(PlannedRep.Hand.init(rawValue:)) ?? .right else {
-            return .failure(TrainingPlanProblem(message: "hand is left or right, got \(hand?.prefix(20) ?? "")"))
+        var firstHand = PlannedRep.Hand.right
+        if let hand {
+            guard let chosen = PlannedRep.Hand(rawValue: hand) else {
+                return .failure(TrainingPlanProblem(message: "hand is left or right, got \(hand.prefix(20))"))
+            }
+            firstHand = chosen
         }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let builtIn = BuiltInProtocols.all.first(where: { $0.name == trimmed.lowercased() }),

@@ -50,7 +50,7 @@ extension WebServer {
         }
         router.get("/api/protocols/plan") { request, _ in
             _ = try self.authenticator.require(.watch, request)
-            return try Self.plan(request)
+            return try Self.protocolPlan(request)
         }
         router.get("/api/events") { request, context in try await self.events(request, context) }
         if let metrics {
@@ -133,26 +133,6 @@ extension WebServer {
         try Self.reply(try await DaemonLink.ask(path: settings.socketPath, request))
     }
 
-    /// `griptrack list`'s page without `--all`: the newest 20 (the daemon's plan may show fewer).
-    static let listPageSize = 20
-
-    /// `GET /api/recordings`: what `griptrack list --json` prints when it asks this daemon (``RecordingListJSON``,
-    /// written by the same encoder), from the daemon's VERSION, LIST and PLAN on one connection.
-    func recordings(limit: Int) async throws -> Response {
-        let (version, replies) = try await DaemonLink.exchange(path: settings.socketPath, [.list(limit: limit), .plan])
-        for reply in replies { _ = try Self.reply(reply) }  // an ERROR becomes its status
-        let list: RecordingListJSON
-        do {
-            list = try RecordingListJSON(
-                list: Data(replies[0].readableBytesView), plan: Data(replies[1].readableBytesView),
-                version: version.map { Data($0.readableBytesView) }, socket: settings.socketPath)
-        } catch {
-            logger.warning("Unreadable LIST or PLAN reply", metadata: ["web.error": "\(error)"])
-            throw WebError.daemon(status: .badGateway, message: "griptrackd sent a LIST or PLAN reply this web app cannot read")
-        }
-        return try Self.document(list)
-    }
-
     /// RECORD, STOP and TARE go through the one long-lived connection (``ControlLink``).
     func command(_ request: DaemonRequest) async throws -> Response {
         try Self.reply(try await control.ask(request))
@@ -199,21 +179,6 @@ extension WebServer {
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    }
-
-    // MARK: - Training
-
-    /// `GET /api/protocols/plan?text=…&hand=left|right`: a built-in's name or notation, planned by GripAnalysis'
-    /// engine; 400 with the engine's words (`column 14: …`) for text it cannot read.
-    static func plan(_ request: Request) throws -> Response {
-        guard let text = request.uri.queryParameters["text"].map(String.init), !text.isEmpty else {
-            throw WebError.badRequest("give the protocol as text, e.g. /api/protocols/plan?text=repeaters%206x%207:3%20@80%25")
-        }
-        let hand = request.uri.queryParameters["hand"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-        switch TrainingPlanJSON.resolve(text, firstHand: hand) {
-        case .success(let plan): return try document(plan)
-        case .failure(let problem): throw WebError.badRequest(problem.message)
-        }
     }
 
     /// An API document written by ``JSONOutput``, as the CLI's `--json` writes its own.
