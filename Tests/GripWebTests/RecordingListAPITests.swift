@@ -27,14 +27,26 @@ struct RecordingListAPITests {
             ])
         }.get()
         #expect(labelled.status == 0, "\(labelled)")
-        let printed = try await offPool { try cli.run(["list", "--json", "--socket", socket]) }.get()
+        // The replay goes on after the stop (the segmenter's own recording grows until the capture ends): compare
+        // once the list reads the same just before and just after the CLI's.
+        let list = { try await web.request("GET", "/api/recordings", headers: watch) }
+        let listJSON = { try await offPool { try cli.run(["list", "--json", "--socket", socket]) }.get() }
+        var before = try await list()
+        var printed = try await listJSON()
+        var served = try await list()
+        for _ in 0..<40 where before.body != served.body {
+            try await Task.sleep(for: .milliseconds(250))
+            before = try await list()
+            printed = try await listJSON()
+            served = try await list()
+        }
+        #expect(before.body == served.body, "the list kept changing")
         #expect(printed.status == 0, "\(printed)")
-
-        let served = try await web.request("GET", "/api/recordings", headers: watch)
         #expect(served.status == 200)
         #expect(served.header("content-type")?.hasPrefix("application/json") == true)
         #expect(served.body == printed.stdout)
-        let recording = try #require((served.json?["recordings"] as? [[String: Any]])?.first)
+        let recordings = try #require(served.json?["recordings"] as? [[String: Any]])
+        let recording = try #require(recordings.first { $0["id"] as? Int == id })
         #expect(recording["id"] as? Int == id)
         #expect(recording["athlete"] as? String == "Ana")
         #expect(recording["grip"] as? String == "half crimp")
