@@ -165,15 +165,20 @@ def main():
                 page.click("#stop")
                 wait_for(lambda: page.locator("#outcome").get_attribute("data-saved-id"), 15, "the recording to stop")
                 state["id"] = page.locator("#outcome").get_attribute("data-saved-id")
+                daemon.griptrack("label", state["id"], "--athlete", "Ana", "--grip", "half crimp", "--edge-mm", "20",
+                                 "--body-weight-kg", "61.5")
 
             def history_page():
                 page.goto(daemon.url + "/history")
                 row = page.locator(f'#recordings tr[data-id="{state["id"]}"]')
                 wait_for(lambda: row.count() == 1, 10, "the recording in the list")
                 assert "browser test" in row.text_content()
+                setup = "left hand · half crimp · 20 mm · Ana · 61.5 kg body weight"
+                assert row.locator("td.setup").text_content() == setup, row.locator("td.setup").text_content()
                 page.click(f'#recordings tr[data-id="{state["id"]}"] a')
                 wait_for(lambda: page.locator("#one").is_visible(), 10, "the recording's page")
                 assert page.locator("#title").text_content() == f"Recording {state['id']}"
+                assert page.locator("#setup").text_content() == setup, page.locator("#setup").text_content()
                 wait_for(lambda: page.evaluate(
                     "() => { const c = document.getElementById('chart'); const d = c.getContext('2d')"
                     ".getImageData(0, 0, c.width, c.height).data; for (let i = 3; i < d.length; i += 4)"
@@ -255,7 +260,7 @@ def main():
                 ("the live number follows the samples", live_number_follows_samples),
                 ("an effort appears with its float32-exact peak", effort_with_exact_peak),
                 ("start and stop a recording", start_and_stop_recording),
-                ("the recording's history page shows it", history_page),
+                ("the recording's history page shows it, with who and how", history_page),
                 ("/api/recordings is what griptrack list --json prints", recordings_api_is_list_json),
                 ("a protocol run: bad notation refused, phases and reps advance, the set's summary", protocol_run),
                 ("a revoked session is refused", revoked_session_refused),

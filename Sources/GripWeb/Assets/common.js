@@ -51,10 +51,10 @@ const griptrack = {
     return date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
   },
 
-  // Who pulled and how, where set: "left · half crimp · 20 mm · Ana · 61.5 kg body weight".
+  // Who pulled and how, where set: "left hand · half crimp · 20 mm · Ana · 61.5 kg body weight".
   setup(recording) {
     return [
-      recording.hand, recording.grip, recording.edge_mm === undefined ? null : `${recording.edge_mm} mm`,
+      recording.hand ? `${recording.hand} hand` : null, recording.grip, recording.edge_mm === undefined ? null : `${recording.edge_mm} mm`,
       recording.athlete, recording.body_weight_kg === undefined ? null : `${recording.body_weight_kg} kg body weight`,
     ].filter((part) => part !== null && part !== undefined && part !== "").join(" · ");
   },
