@@ -246,6 +246,26 @@ def main():
                 assert listed["recordings"][0]["label"] == "protocol repeaters 3x 7:3 @80%", listed
                 coach.close()
 
+            def watch_runs_view_only():
+                output = trainer.cli("pair", "--role", "watch", "--name", "viewer", "--no-qr")
+                url = next(line for line in output.splitlines() if line.startswith("http://"))
+                viewer = browser.new_page(viewport={"width": 1100, "height": 900})
+                viewer.goto(url)
+                wait_for(lambda: viewer.locator("#training").is_visible(), 10, "the training screen")
+                assert viewer.locator("#controls").is_hidden()
+                assert viewer.locator("#run-mode").text_content().startswith("View only"), viewer.locator("#run-mode").text_content()
+                wait_for(lambda: not viewer.locator("#run-start").is_disabled(), 10, "the default protocol's plan")
+                assert viewer.locator("#plan-text").text_content().startswith("repeaters 6x 7:3 @80%"), \
+                    viewer.locator("#plan-text").text_content()
+                viewer.click("#run-start")
+                wait_for(lambda: viewer.locator("#run").is_visible(), 5, "the run")
+                time.sleep(1)
+                recorder = viewer.evaluate("async () => (await (await fetch('/api/status')).json()).recorder")
+                assert not recorder.get("explicit"), recorder
+                labels = [r.get("label") for r in json.loads(trainer.griptrack("list", "--json"))["recordings"]]
+                assert "protocol repeaters 6x 7:3 @80%" not in labels, labels
+                viewer.close()
+
             def revoked_session_refused():
                 daemon.cli("revoke", "browser-test")
                 page.goto(daemon.url + "/")
@@ -263,6 +283,7 @@ def main():
                 ("the recording's history page shows it, with who and how", history_page),
                 ("/api/recordings is what griptrack list --json prints", recordings_api_is_list_json),
                 ("a protocol run: bad notation refused, phases and reps advance, the set's summary", protocol_run),
+                ("the watch role runs a protocol view-only", watch_runs_view_only),
                 ("a revoked session is refused", revoked_session_refused),
             ]:
                 check(name, body)
