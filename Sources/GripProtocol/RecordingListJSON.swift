@@ -1,6 +1,6 @@
 import Foundation
 
-/// The recordings list as `griptrack list --json` prints it and `GET /api/recordings` serves it (docs/storage.md,
+/// The recordings list as `griptrack list --json` prints it and `GET /api/recordings` serves it (docs/cli.md,
 /// docs/web.md): one type, so the two cannot drift apart. Written with ``JSONOutput``; an absent value is an absent
 /// key.
 package struct RecordingListJSON: Encodable, Equatable, Sendable {
