@@ -238,12 +238,23 @@ def main():
                 assert summary.get_attribute("data-missed") == "0", summary.text_content()
                 assert "3 done, 0 short, 0 missed of 3 reps" in summary.text_content(), summary.text_content()
                 assert "mean of the rep means" in summary.text_content(), summary.text_content()
+                # 75–85 % of 25 kg against the capture's pulls, which fade from about 22 kg to 20 kg: partly in band.
+                in_band = float(summary.get_attribute("data-in-band"))
+                assert 0 < in_band < 1, summary.text_content()
+                assert f"{round(in_band * 100)} % of the hang time in band" in summary.text_content(), summary.text_content()
                 if arguments.screenshots:
                     coach.screenshot(path=os.path.join(shots, "training.png"))
                 coach.click("#run-stop")
                 wait_for(lambda: coach.locator("#outcome").get_attribute("data-saved-id"), 15, "the recording to stop")
                 listed = json.loads(trainer.griptrack("list", "--json"))
                 assert listed["recordings"][0]["label"] == "protocol repeaters 3x 7:3 @80%", listed
+                # The page matched as `griptrack show --protocol` does on the stored recording (one rule, RepMatcher).
+                saved = coach.locator("#outcome").get_attribute("data-saved-id")
+                shown = json.loads(trainer.griptrack("show", saved, "--protocol", "repeaters 3x 7:3 @80%",
+                                                     "--max-kg", "25", "--json"))["protocol_match"]
+                assert shown["done"] == 3 and shown["missed"] == 0, shown
+                engine = sum(rep["in_band_percent"] for rep in shown["reps"]) / len(shown["reps"])
+                assert abs(engine - in_band * 100) < 1, (engine, in_band, shown)
                 coach.close()
 
             def watch_runs_view_only():

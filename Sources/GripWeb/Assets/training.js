@@ -6,7 +6,7 @@
 
 const training = {
   plan: null,          // the server's plan of the protocol chosen, or null
-  run: null,           // the run under way: {startT, efforts, phaseIndex, spoken, recording, stoppedT}
+  run: null,           // the run under way: {startT, efforts, phaseIndex, spoken, recording, trace}
   lastT: null,         // the newest stream time seen (s)
   audio: null,         // the AudioContext, made on the click that starts a run (browsers want a gesture)
   role: "watch",
@@ -93,7 +93,9 @@ const training = {
   async start() {
     if (!training.plan || training.run) return;
     training.sound();
-    training.run = { startT: training.lastT, efforts: [], phaseIndex: -1, spoken: null, recording: null, stoppedT: null };
+    training.run = {
+      startT: training.lastT, efforts: [], phaseIndex: -1, spoken: null, recording: null, trace: { t: [], kg: [] },
+    };
     document.getElementById("summaries").replaceChildren();
     document.getElementById("run").hidden = false;
     document.getElementById("run-start").disabled = true;
@@ -138,14 +140,50 @@ const training = {
     training.lastT = line.t[line.t.length - 1];
     if (!training.run) return;
     if (training.run.startT === null) training.run.startT = line.t[0];
+    training.keep(training.run.trace, line);
     training.tick();
+  },
+
+  // The run's recent samples, for time in band: the longest a rep can last (10 min) and a margin, as two flat
+  // arrays; older ones are dropped in bulk.
+  keep(trace, line) {
+    for (let index = 0; index < line.t.length; index++) {
+      trace.t.push(line.t[index]);
+      trace.kg.push(line.kg[index]);
+    }
+    const horizon = training.lastT - 660;
+    let cut = 0;
+    while (cut < trace.t.length && trace.t[cut] < horizon) cut++;
+    if (cut > 4096) {
+      trace.t.splice(0, cut);
+      trace.kg.splice(0, cut);
+    }
+  },
+
+  // RepMatcher.fractionInBand: the fraction of [start, start + span] with force inside the band, each sample's force
+  // holding until the next; time past the newest sample counts as outside.
+  inBand(trace, start, span, band) {
+    if (!(span > 0) || !trace.t.length) return null;
+    const end = start + span;
+    let inside = 0;
+    for (let index = 0; index < trace.t.length; index++) {
+      const from = Math.max(trace.t[index], start);
+      const to = Math.min(index + 1 < trace.t.length ? trace.t[index + 1] : trace.t[index], end);
+      if (to > from && trace.kg[index] >= band[0] && trace.kg[index] <= band[1]) inside += to - from;
+      if (trace.t[index] > end) break;
+    }
+    return inside / span;
   },
 
   effort(line) {
     if (line.event !== "end" || !training.run || training.run.startT === null) return;
     // Efforts from before the run belong to no rep (RepMatcher counts from the first pull of the run).
     if (line.start < training.run.startT) return;
-    training.run.efforts.push({ start: line.start, end: line.end, peak_kg: line.peak_kg, mean_kg: line.mean_kg });
+    // Time in band over the planned hang (the effort's own length without one), as `show --protocol` counts it.
+    const band = training.bandKg();
+    const span = training.plan.work_s ?? (line.end - line.start);
+    const inBand = band ? training.inBand(training.run.trace, line.start, span, band) : null;
+    training.run.efforts.push({ start: line.start, end: line.end, peak_kg: line.peak_kg, mean_kg: line.mean_kg, in_band: inBand });
     training.render(training.run, false);
   },
 
@@ -275,8 +313,9 @@ const training = {
     });
   },
 
-  // One summary per set that has begun: reps done, short, missed (and pending while the set runs), and the mean of
-  // the matched reps' peaks (all-out tests) or means (held in a band).
+  // One summary per set that is over: reps done, short, missed (and pending while a window is open), the mean of
+  // the matched reps' peaks (all-out tests) or means (held in a band), and with a band and a max the mean time in
+  // band of the matched reps.
   render(run, ended) {
     const plan = training.plan;
     const outcomes = training.match(run, ended);
@@ -290,18 +329,23 @@ const training = {
       if (!setOver) continue;
       const count = (status) => reps.filter((outcome) => outcome.status === status).length;
       const figures = reps.filter((outcome) => outcome.effort).map((outcome) => outcome.effort[plan.summary_figure]);
-      const mean = figures.length ? figures.reduce((sum, value) => sum + value, 0) / figures.length : null;
+      const average = (values) => values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : null;
+      const mean = average(figures);
+      const inBand = average(reps.filter((outcome) => outcome.effort && outcome.effort.in_band !== null)
+        .map((outcome) => outcome.effort.in_band));
       const line = document.createElement("p");
       line.className = "summary";
       Object.assign(line.dataset, {
         set: String(set), done: String(count("done")), short: String(count("short")), missed: String(count("missed")),
         pending: String(count("pending")), mean: mean === null ? "" : String(mean),
+        inBand: inBand === null ? "" : String(inBand),
       });
       const words = [`${count("done")} done`, `${count("short")} short`, `${count("missed")} missed`];
       if (count("pending")) words.push(`${count("pending")} still open`);
       const figure = plan.summary_figure === "peak_kg" ? "peaks" : "means";
       line.textContent = `Set ${set}/${plan.sets}: ${words.join(", ")} of ${reps.length} reps` +
-        (mean === null ? "" : ` · mean of the rep ${figure} ${mean.toFixed(1)} kg`);
+        (mean === null ? "" : ` · mean of the rep ${figure} ${mean.toFixed(1)} kg`) +
+        (inBand === null ? "" : ` · ${Math.round(inBand * 100)} % of the hang time in band`);
       container.append(line);
     }
   },
