@@ -200,6 +200,17 @@ def main():
                 output = trainer.cli("pair", "--role", "record", "--name", "trainer", "--no-qr")
                 url = next(line for line in output.splitlines() if line.startswith("http://"))
                 coach = browser.new_page(viewport={"width": 1100, "height": 1200})
+                # Hear what the page says and count its beeps (headless Chromium has no voice; the page's calls are
+                # what is checked).
+                coach.add_init_script("""
+                    window.spoken = [];
+                    window.beeps = 0;
+                    const voice = { speak: (utterance) => window.spoken.push(utterance.text), cancel() {} };
+                    if (window.SpeechSynthesis) Object.assign(SpeechSynthesis.prototype, voice);
+                    else Object.defineProperty(window, "speechSynthesis", { value: voice });
+                    const start = OscillatorNode.prototype.start;
+                    OscillatorNode.prototype.start = function (...rest) { window.beeps++; return start.apply(this, rest); };
+                """)
                 coach.goto(url)
                 wait_for(lambda: coach.locator("#link").get_attribute("data-state") == "live", 10, "the live stream")
                 wait_for(lambda: not coach.locator("#run-start").is_disabled(), 10, "the default protocol's plan")
@@ -229,6 +240,11 @@ def main():
                         seen.append(now)
                     return now[0] == "done"
                 wait_for(advance, 40, "the run to reach DONE")
+                spoken = coach.evaluate("() => window.spoken")
+                words = [word for word in spoken if word not in ("3", "2", "1")]
+                assert words == ["get ready", "pull", "rest", "pull", "rest", "pull", "done"], spoken
+                assert "1" in spoken and spoken.index("1") < spoken.index("pull"), spoken
+                assert coach.evaluate("() => window.beeps") == 6, coach.evaluate("() => window.beeps")
                 for step in [("hang", "1"), ("rest", "2"), ("hang", "2"), ("rest", "3"), ("hang", "3"), ("done", "")]:
                     assert step in seen, (step, seen)
                 assert seen.index(("hang", "1")) < seen.index(("hang", "2")) < seen.index(("hang", "3")), seen
@@ -293,7 +309,7 @@ def main():
                 ("start and stop a recording", start_and_stop_recording),
                 ("the recording's history page shows it, with who and how", history_page),
                 ("/api/recordings is what griptrack list --json prints", recordings_api_is_list_json),
-                ("a protocol run: bad notation refused, phases and reps advance, the set's summary", protocol_run),
+                ("a protocol run: bad notation refused, phases, reps and cues advance, the set's summary", protocol_run),
                 ("the watch role runs a protocol view-only", watch_runs_view_only),
                 ("a revoked session is refused", revoked_session_refused),
             ]:

@@ -203,7 +203,9 @@ const training = {
     }
     if (remaining !== null && (phase.phase === "countdown" || phase.phase === "rest")) {
       const whole = Math.ceil(remaining);
-      if (whole <= 3 && whole >= 1 && run.spoken !== whole) {
+      // Not over the word that opens the phase ("rest" in a 3 s rest): the count starts below the phase's length.
+      const length = Math.ceil(phase.to_s - phase.from_s);
+      if (whole <= 3 && whole >= 1 && whole < length && run.spoken !== whole) {
         run.spoken = whole;
         training.speak(String(whole));
       }
