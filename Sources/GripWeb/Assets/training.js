@@ -10,6 +10,7 @@ const training = {
   lastT: null,         // the newest stream time seen (s)
   audio: null,         // the AudioContext, made on the click that starts a run (browsers want a gesture)
   role: "watch",
+  asked: 0,            // plan requests made, so a late answer to an older one is dropped
 
   async setup(session) {
     training.role = session.role;
@@ -54,13 +55,17 @@ const training = {
     document.getElementById("run-start").disabled = true;
     if (!text) return training.say("Type a protocol, e.g. repeaters 6x 7:3 @80%.");
     const hand = document.getElementById("run-hand").value;
+    // Only the newest question's answer counts (typing can outrun the server).
+    const ticket = ++training.asked;
+    let plan;
     try {
-      training.plan = await griptrack.api(
-        `/api/protocols/plan?text=${encodeURIComponent(text)}&hand=${encodeURIComponent(hand)}`);
+      plan = await griptrack.api(`/api/protocols/plan?text=${encodeURIComponent(text)}&hand=${encodeURIComponent(hand)}`);
     } catch (error) {
-      return training.say(error.message);
+      if (ticket === training.asked) training.say(error.message);
+      return;
     }
-    const plan = training.plan;
+    if (ticket !== training.asked || training.run) return;
+    training.plan = plan;
     const parts = [`${plan.reps} × ${plan.work_s === undefined ? (plan.kind === "endurance" ? "to failure" : "explosive") : `${plan.work_s} s`}`];
     if (plan.sets > 1) parts.push(`${plan.sets} sets`);
     if (plan.reps > 1) parts.push(`rest ${plan.rest_s} s`);
