@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// Who drains: the owner, on its own thread (`drainIfDue()`), not the D-Bus thread. The owner's thread wakes once
 /// per batch anyway to process the notifications; if the D-Bus thread drained, each batch would cost a second
-/// thread's wake-up and the eventfd write that hands over to the first (on a 2-core VM about 100 µs a batch,
-/// a third of griptrackd's CPU while streaming). The connection decides when draining starts (two datagrams less
+/// thread's wake-up and the eventfd write that hands over to the first (a large share of griptrackd's CPU
+/// while streaming, Benchmarks/README.md). The connection decides when draining starts (two datagrams less
 /// than a batch interval apart, read on arrival) and it stops (`DeviceConnection.emptyDrainsBeforeStop`, a switch
 /// to immediate, a closed socket); the owner only runs the drains:
 ///

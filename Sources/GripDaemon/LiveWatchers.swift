@@ -8,7 +8,7 @@ import Synchronization
 /// three system calls (wake-up write, poll, read) on top of every line's send (docs/design.md). The socket thread
 /// keeps everything else about a connection:
 ///
-/// - it publishes who watches at which pace (``publish(batched:immediate:)``) whenever that changes;
+/// - it publishes who watches at which pace (``publish(batched:immediate:slow:)``) whenever that changes;
 /// - it sends the lines for every watcher that other threads produce (DEVICE `state`, RECORDER) itself: they are
 ///   not on the stream's timeline (a RECORDER report follows the stream event it is about, which the consumer
 ///   wrote before handing it to the recorder), and it sends them in order with the replies that follow them;
@@ -23,6 +23,7 @@ final class LiveWatchers: Sendable {
     private struct Shared: Sendable {
         var batched: [ClientOutput] = []
         var immediate: [ClientOutput] = []
+        var slow: [ClientOutput] = []
     }
 
     private let shared = Mutex(Shared())
@@ -40,10 +41,11 @@ final class LiveWatchers: Sendable {
     // MARK: Socket thread
 
     /// Who takes live lines, by pace (each client's own pace is set on its ``ClientOutput`` first).
-    func publish(batched: [ClientOutput], immediate: [ClientOutput]) {
+    func publish(batched: [ClientOutput], immediate: [ClientOutput], slow: [ClientOutput]) {
         shared.withLock { shared in
             shared.batched = batched
             shared.immediate = immediate
+            shared.slow = slow
         }
         generation.add(1, ordering: .releasing)
     }
@@ -63,8 +65,8 @@ final class LiveWatchers: Sendable {
     var currentGeneration: Int { generation.load(ordering: .acquiring) }
 
     /// The current lists.
-    func watchers() -> (batched: [ClientOutput], immediate: [ClientOutput]) {
-        shared.withLock { ($0.batched, $0.immediate) }
+    func watchers() -> (batched: [ClientOutput], immediate: [ClientOutput], slow: [ClientOutput]) {
+        shared.withLock { ($0.batched, $0.immediate, $0.slow) }
     }
 
     /// Wakes the socket thread (once until it clears the wake-up).

@@ -160,7 +160,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
                 sched_yield()
             }
             if let due = releasePagesAtMicros, latestHostMicros >= due {
-                // Once per connection (a read of /proc/self/maps, a 4 ms madvise and a log line), not per frame: the
+                // Once per connection (a read of /proc/self/maps, an madvise over the executable and a log line), not per frame: the
                 // kernel queues the notifications that arrive meanwhile, and the ring holds what was read.
                 releasePagesAtMicros = nil
                 let advised = ExecutablePages.release()

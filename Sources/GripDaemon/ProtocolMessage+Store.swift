@@ -60,7 +60,8 @@ extension ProtocolMessage {
     static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 
     /// The `PLAN` reply: access as the resolver decides it, with the free plan's numbers.
-    static func plan(_ status: AccessStatus) -> String {
+    /// - Parameter provenance: 1.7: where an App Store Pro came from, when a sync brought it.
+    static func plan(_ status: AccessStatus, provenance: String? = nil) -> String {
         var line = JSONLine(class: "PLAN")
         line.add("pro", status.access.isPro)
         line.add("tier", status.access.tier.rawValue)
@@ -70,6 +71,7 @@ extension ProtocolMessage {
         if let storage = status.freeStorage { line.add("storage", storage) }
         line.add("stored", status.storedRecordings)
         line.add("limit", status.freeLimit)
+        if let provenance { line.add("provenance", provenance) }
         return line.line
     }
 

@@ -498,16 +498,18 @@ struct ServerLoop {
     private func publishWatchers() {
         var batched: [ClientOutput] = []
         var immediate: [ClientOutput] = []
+        var slow: [ClientOutput] = []
         for client in clients {
             let pace = client.livePace
             client.output.setLivePace(pace)
             switch pace {
             case .batched?: batched.append(client.output)
             case .immediate?: immediate.append(client.output)
+            case .slow?: slow.append(client.output)
             case nil: break
             }
         }
-        server.live.publish(batched: batched, immediate: immediate)
+        server.live.publish(batched: batched, immediate: immediate, slow: slow)
         // The radio drains an acquired notify socket in batches unless a watcher wants each notification at once.
         server.pacing?.setImmediate(!immediate.isEmpty)
     }

@@ -9,7 +9,7 @@ import Synchronization
 /// on the other, with Home Assistant discovery (docs/home-assistant.md).
 ///
 /// Why a socket client: the daemon's live stream already goes to watchers, each bounded, written by the consumer
-/// without ever blocking it (docs/design.md, "Hot path"). The bridge is one more watcher (batched pace), so the
+/// without ever blocking it (docs/design.md, "Hot path"). The bridge is one more watcher (at the slow pace), so the
 /// consumer and the recorder do for it exactly what they do for a dashboard, and a stuck bridge is dropped like a
 /// stuck dashboard. Commands go through the same requests (`RECORD`, `STOP`, `TARE`) and the same peer-credential
 /// authorisation (the daemon's own user has the socket's record role) as `griptrack record` and `tare`, so the
@@ -20,8 +20,8 @@ import Synchronization
 /// bridge's bounded queue, whose drops are counted (``counters``).
 public final class MQTTBridge: Sendable {
     /// Live force goes out at most this often (Home Assistant records every state change; 2 a second is a display's
-    /// pace, not a recorder's).
-    static let forceIntervalMicros: Int64 = 500_000
+    /// pace, not a recorder's): the slow WATCH pace's interval, at which the daemon sends the bridge its samples.
+    static let forceIntervalMicros: Int64 = WatchPace.slow.samplesIntervalMicros!
     /// STATUS is asked for this often (battery, stored recordings, plan), and after every RECORDER report.
     static let statusIntervalMicros: Int64 = 30_000_000
     /// A lost daemon connection (the socket not yet there, the daemon restarting) is retried this often.
@@ -239,7 +239,8 @@ private struct BridgeLoop {
         awaiting = nil
         if loggedDaemonTrouble { logger.info("MQTT bridge reached griptrackd", metadata: ["socket.path": "\(bridge.socketPath)"]) }
         loggedDaemonTrouble = false
-        send(.watch(enable: true, pace: nil))
+        // The slow pace: the daemon writes to the bridge twice a second instead of 25 times, the force's own rate.
+        send(.watch(enable: true, pace: .slow))
         requestStatus()
     }
 
@@ -280,7 +281,7 @@ private struct BridgeLoop {
         while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let bytes = buffer[start..<newline]
             start = newline + 1
-            // SAMPLES lines (25 a second) are read as bytes; only the rest is decoded.
+            // SAMPLES lines (twice a second at the slow pace) are read as bytes; only the rest is decoded.
             if bytes.starts(with: Self.samplesPrefix) {
                 if let force = DaemonLine.lastForce(inSamplesLine: bytes) { pendingForce = force }
                 continue

@@ -27,7 +27,12 @@ final class MQTTConnection: Sendable {
         var loggedRefusal: Int32?
         /// The last failure before CONNACK logged (a TLS handshake that fails, a connection reset), logged once.
         var loggedFailure: Int32?
+        /// libmosquitto's error lines logged since the last CONNACK, so a failure repeated by every retry logs once.
+        var loggedLibraryErrors: Set<String> = []
     }
+
+    /// Distinct library error lines logged between two connections at most (a bound on the set above).
+    static let libraryErrorsLogged = 8
 
     let settings: MQTTSettings
     private let logger: Logger
@@ -66,7 +71,8 @@ final class MQTTConnection: Sendable {
             connected: { [weak self] code in self?.connected(code) },
             disconnected: { [weak self] code in self?.disconnected(code) },
             published: { [weak self] _ in self?.published() },
-            message: { [received] topic, payload in received(topic, payload) })
+            message: { [received] topic, payload in received(topic, payload) },
+            error: { [weak self] text in self?.libraryError(text) })
         guard let mosquitto = LibMosquitto(clientID: settings.clientID, events: events) else {
             logger.error("MQTT client could not be created", metadata: ["mqtt.clientID": "\(settings.clientID)"])
             return false
@@ -254,6 +260,7 @@ final class MQTTConnection: Sendable {
             state.inFlight = 0
             state.loggedRefusal = nil
             state.loggedFailure = nil
+            state.loggedLibraryErrors = []
             return true
         }
         if code == 0 {
@@ -281,6 +288,24 @@ final class MQTTConnection: Sendable {
             // Before CONNACK: with mqtts, most often a certificate the ca_file does not vouch for.
             logger.info("MQTT connection failed; retrying", metadata: [
                 "mqtt.error": "\(LibMosquitto.describe(code))", "mqtt.tls": "\(settings.tls)"])
+        }
+    }
+
+    /// libmosquitto's reason for a failure it reports no other way (a TLS handshake refused before CONNACK).
+    private func libraryError(_ text: String) {
+        let (log, connected) = state.withLock { state in
+            guard !state.loggedLibraryErrors.contains(text),
+                state.loggedLibraryErrors.count < Self.libraryErrorsLogged
+            else { return (false, state.counters.connected) }
+            state.loggedLibraryErrors.insert(text)
+            return (true, state.counters.connected)
+        }
+        guard log else { return }
+        if connected {
+            logger.info("MQTT client error", metadata: ["mqtt.detail": "\(text)"])
+        } else {
+            logger.info("MQTT connection failed; retrying", metadata: [
+                "mqtt.detail": "\(text)", "mqtt.tls": "\(settings.tls)"])
         }
     }
 

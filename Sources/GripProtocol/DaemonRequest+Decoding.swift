@@ -75,8 +75,8 @@ extension DaemonRequest {
                 guard let pace else { return .success(.watch(enable: enable ?? true, pace: nil)) }
                 guard let parsed = WatchPace(rawValue: pace) else {
                     return .failure(RequestProblem(
-                        message: "WATCH pace must be \"batched\" (≤ 25 SAMPLES lines a second) or \"immediate\" "
-                            + "(each notification's samples at once), got \"\(pace)\""))
+                        message: "WATCH pace must be \"batched\" (≤ 25 SAMPLES lines a second), \"immediate\" "
+                            + "(each notification's samples at once) or \"slow\" (≤ 2 lines a second), got \"\(pace)\""))
                 }
                 return .success(.watch(enable: enable ?? true, pace: parsed))
             case "STATUS": return .success(.status)

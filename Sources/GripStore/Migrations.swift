@@ -219,7 +219,7 @@ enum Migrations {
         // Sample chunks move from a WITHOUT ROWID table into an ordinary one, same columns and key. In a WITHOUT
         // ROWID table a row is an index entry, which keeps at most 231 bytes on a 1 KiB page: a live 0.5 s chunk
         // (≈ 270 bytes at 80 Hz) spilled the rest onto an overflow page of its own, so every live commit wrote one
-        // more page and every chunk took about 1.2 KB of file. A table row keeps up to 989 bytes on the page
+        // more page and every chunk took more than a page of file. A table row keeps up to 989 bytes on the page
         // (docs/storage.md, "Bytes written").
         migrator.registerMigration("v5 sample chunks in a rowid table") { db in
             try db.execute(

@@ -70,7 +70,7 @@ struct LiveWriterTests {
         let live = try LiveWatchers(backlogLimit: 1 << 20)
         let batched = Self.watching(try Peer(), .batched)
         let immediate = Self.watching(try Peer(), .immediate)
-        live.publish(batched: [batched.output], immediate: [immediate.output])
+        live.publish(batched: [batched.output], immediate: [immediate.output], slow: [])
         var writer = LiveWriter(watchers: live)
         let watched = writer.refresh()
         #expect(watched)
@@ -81,7 +81,7 @@ struct LiveWriterTests {
         writer.endBatch(perBurst: false)  // not due for 40 ms: batched waits
         #expect(try immediate.messages().map(\.times) == [[1.0], [1.0125]])
         #expect(try batched.messages().map(\.times) == [[1.0]])
-        #expect(writer.microsUntilFlush().map { $0 > 0 && $0 <= LiveWriter.samplesIntervalMicros } == true)
+        #expect(writer.microsUntilFlush().map { $0 > 0 && $0 <= WatchPace.batched.samplesIntervalMicros! } == true)
 
         writer.add(.sample(micros: 1_025_000, kilograms: 3))
         writer.add(.segment(.effortStarted(startMicros: 1_025_000)))
@@ -93,12 +93,43 @@ struct LiveWriterTests {
         #expect(immediateAfter.first?.times == [1.025])
     }
 
+    @Test("a slow watcher gets every sample, at most every 500 ms and before every event, beside faster paces")
+    func slowPace() throws {
+        let live = try LiveWatchers(backlogLimit: 1 << 20)
+        let batched = Self.watching(try Peer(), .batched)
+        let slow = Self.watching(try Peer(), .slow)
+        live.publish(batched: [batched.output], immediate: [], slow: [slow.output])
+        var writer = LiveWriter(watchers: live)
+        _ = writer.refresh()
+        writer.add(.sample(micros: 0, kilograms: 1))
+        writer.endBatch(perBurst: true)  // the first line of each pace is due at once
+        #expect(try slow.messages().map(\.times) == [[0]])
+        for index in 1...3 {
+            writer.add(.sample(micros: Int64(index) * 12_500, kilograms: 1))
+            writer.endBatch(perBurst: true)
+        }
+        // Batched watchers had each burst; the slow one waits for its 500 ms, with the samples kept for it.
+        #expect(try batched.messages().count == 4)
+        #expect(try slow.messages().isEmpty)
+        let wait = try #require(writer.microsUntilFlush())
+        #expect(wait > WatchPace.batched.samplesIntervalMicros! && wait <= WatchPace.slow.samplesIntervalMicros!)
+        writer.add(.segment(.effortStarted(startMicros: 37_500)))
+        let beforeEffort = try slow.messages()
+        #expect(beforeEffort.map(\.class) == ["SAMPLES", "EFFORT"])
+        #expect(beforeEffort.first?.times == [0.0125, 0.025, 0.0375])
+        writer.add(.sample(micros: 50_000, kilograms: 1))
+        writer.finish()
+        let all = try slow.messages()
+        #expect(all.map(\.times) == [[0.05]])
+        #expect(writer.microsUntilFlush() == nil, "nothing is pending after the end")
+    }
+
     @Test("a paced burst is one batched line as it arrives; nothing is written to a watcher that stopped")
     func burstsAndStoppedWatchers() throws {
         let live = try LiveWatchers(backlogLimit: 1 << 20)
         let first = Self.watching(try Peer(), .batched)
         let second = Self.watching(try Peer(), .batched)
-        live.publish(batched: [first.output, second.output], immediate: [])
+        live.publish(batched: [first.output, second.output], immediate: [], slow: [])
         var writer = LiveWriter(watchers: live)
         _ = writer.refresh()
         writer.add(.sample(micros: 0, kilograms: 1))
@@ -120,7 +151,7 @@ struct LiveWriterTests {
     func troubleAndBacklog() throws {
         let live = try LiveWatchers(backlogLimit: 32_768)
         let silent = Self.watching(try Peer(sendBufferBytes: 4096), .immediate)
-        live.publish(batched: [], immediate: [silent.output])
+        live.publish(batched: [], immediate: [silent.output], slow: [])
         var writer = LiveWriter(watchers: live)
         _ = writer.refresh()
         var micros: Int64 = 0

@@ -30,7 +30,7 @@ struct SocketProtocolTests {
         let version = try #require(try await client.readMessage())
         #expect(version["class"] as? String == "VERSION")
         #expect(version["proto_major"] as? Int == 1)
-        #expect(version["proto_minor"] as? Int == 6)
+        #expect(version["proto_minor"] as? Int == 7)
         #expect((version["release"] as? String)?.isEmpty == false)
 
         client.send("{\"class\":\"WATCH\",\"enable\":true}\n")
@@ -88,15 +88,43 @@ struct SocketProtocolTests {
         try await harness.stop()
     }
 
-    @Test("WATCH with an unknown pace gets ERROR naming the two paces")
+    @Test("a slow watcher gets the same samples as an immediate one in a fraction of a batched watcher's lines")
+    func slowPace() async throws {
+        let harness = try await DaemonHarness(speed: 10).started()
+        let batched = try await harness.greetedClient()
+        let slow = try await harness.greetedClient()
+        let immediate = try await harness.watcher(pace: "immediate")
+        _ = try #require(try await immediate.read(until: "WATCH").match)
+        batched.send("{\"class\":\"WATCH\"}\n")
+        slow.send("{\"class\":\"WATCH\",\"pace\":\"slow\"}\n")
+        async let batchedSeen = batched.read(until: "RECORDING", event: "end").seen
+        async let slowSeen = slow.read(until: "RECORDING", event: "end").seen
+        async let immediateSeen = immediate.read(until: "RECORDING", event: "end").seen
+        func samples(_ seen: [[String: Any]]) -> (lines: Int, times: [Double]) {
+            let lines = seen.filter { $0["class"] as? String == "SAMPLES" }.compactMap { $0["t"] as? [Double] }
+            return (lines.count, lines.flatMap { $0 })
+        }
+        let slowSamples = samples(try await slowSeen)
+        let batchedSamples = samples(try await batchedSeen)
+        let immediateSamples = samples(try await immediateSeen)
+        #expect(immediateSamples.times.count == 5272)
+        #expect(slowSamples.times.count > 2_600, "the slow watcher joined more than half a capture late")
+        #expect(Array(immediateSamples.times.suffix(slowSamples.times.count)) == slowSamples.times)
+        // 6.6 s of replay: batched lines come 25 a second, slow ones 2 a second plus one before each of the
+        // replay's events (efforts, recording), so fewer than a quarter as many.
+        #expect(slowSamples.lines * 4 < batchedSamples.lines, "slow \(slowSamples.lines) lines, batched \(batchedSamples.lines)")
+        try await harness.stop()
+    }
+
+    @Test("WATCH with an unknown pace gets ERROR naming the three paces")
     func unknownPace() async throws {
         let harness = try await DaemonHarness(capture: nil).started()
         let client = try await harness.greetedClient()
         client.send("{\"class\":\"WATCH\",\"pace\":\"fast\"}\n")
         let error = try #require(try await client.readMessage())
         #expect(error["class"] as? String == "ERROR")
-        #expect(error["message"] as? String == "WATCH pace must be \"batched\" (≤ 25 SAMPLES lines a second) or "
-            + "\"immediate\" (each notification's samples at once), got \"fast\"")
+        #expect(error["message"] as? String == "WATCH pace must be \"batched\" (≤ 25 SAMPLES lines a second), "
+            + "\"immediate\" (each notification's samples at once) or \"slow\" (≤ 2 lines a second), got \"fast\"")
         try await harness.stop()
     }
 

@@ -41,6 +41,9 @@ struct HubTests {
             // What `pro status` reads to say "received through the account crag-gym".
             let granted = try pi.store.auditLog().first { $0.source == "appStore" && $0.action == .grant }
             #expect(granted?.actor == "account crag-gym")
+            // The line `pro status` prints and griptrackd's PLAN reply carries (`provenance`).
+            #expect(ProProvenance.line(source: try pi.access.source.rawValue, audit: try pi.store.auditLog())
+                == "App Store subscription, verified, received through the account crag-gym")
         }
         #expect(try !other.access.isPro)
         // Each Pro Pi then mirrors its new state, so the dashboard sees both.

@@ -272,7 +272,7 @@ struct MQTTBridgeTests {
         daemon.stop()
     }
 
-    @Test("mqtts: the bridge verifies the broker against ca_file; with another CA's it never connects")
+    @Test("mqtts: the bridge verifies the broker against ca_file; with another CA's it never connects and says why")
     func mqttsVerifiesTheBroker() async throws {
         let broker = try MosquittoBroker(tls: true)
         let certificate = try #require(broker.certificate)
@@ -299,6 +299,11 @@ struct MQTTBridgeTests {
         #expect(tried, "\(refused.log)")
         try await Task.sleep(for: .seconds(3))
         #expect(!refused.log.contains("MQTT connected"), "\(refused.log)")
+        // libmosquitto's own reason, logged once although every retry fails the same way.
+        let reason = "MQTT connection failed; retrying"
+        #expect(refused.log.contains("certificate verify failed"), "\(refused.log)")
+        #expect(refused.log.components(separatedBy: "certificate verify failed").count == 2, "\(refused.log)")
+        #expect(refused.log.contains(reason), "\(refused.log)")
         refused.stop()
     }
 }

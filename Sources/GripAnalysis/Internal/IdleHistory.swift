@@ -2,16 +2,15 @@
 /// samples arrive.
 ///
 /// Why a sorted window: the baseline is the median of the idle samples of the last 1.5 s, needed for every idle
-/// sample. Selecting it anew each time cost O(window) per sample and was a third of a long replay's time. The
+/// sample. Selecting it anew each time cost O(window) per sample, most of a long replay's time. The
 /// window's values are instead kept sorted: a sample enters and an expired one leaves by binary search and one
 /// short `memmove` (≤ a few hundred floats), and the median is read in O(1).
 ///
 /// In an idle run one sample enters and (at a steady rate) one expires per call, so `append` leaves the newest
 /// force pending and `median(since:)` merges it with the first expiry: one memmove of the values between the two
 /// positions instead of two of the window's tail. Positions are found by counting (SIMD, branch-free) rather than
-/// by binary search, whose branches a noisy rest mispredicts half the time. Together these halved the window's
-/// cost, which had grown to a quarter of a long replay's time (perf, 73-minute replay; microbenchmark of 300,000
-/// noisy samples: 41 → 22 ms).
+/// by binary search, whose branches a noisy rest mispredicts half the time (Benchmarks/README.md has the
+/// figures).
 ///
 /// Invariants: `micros` and `kilograms` always have `capacity` elements (allocated once in `init`); the live
 /// samples are the `count` slots ending just before `head`, oldest first; times are non-decreasing. The window is
@@ -152,8 +151,8 @@ struct IdleHistory: Sendable {
         let index = sorted.withUnsafeBufferPointer { Self.upperBound(of: kg, in: $0) } - 1
         if index >= 0, index < sorted.count {
             let count = sorted.count
-            // HOT PATH: one memmove. Array.remove(at:) went through the generic replaceSubrange and cost several
-            // times more per sample (perf, 73-minute replay).
+            // HOT PATH: one memmove. Array.remove(at:) goes through the generic replaceSubrange, several times the
+            // cost per sample.
             sorted.withUnsafeMutableBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
                 // SAFETY: `index < count`, so [index + 1, count) and [index, count − 1) lie inside the buffer;

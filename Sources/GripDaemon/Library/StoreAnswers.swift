@@ -30,7 +30,9 @@ struct StoreAnswers {
         let shown = status.access.isPro ? nil : status.freeLimit
         switch query {
         case .plan:
-            return ProtocolMessage.plan(status)
+            // The audit log says whether a sync brought an App Store Pro (docs/account.md, "Pro follows the account").
+            let audit = try call { () throws(GripStoreError) in try store.auditLog(limit: 50) }
+            return ProtocolMessage.plan(status, provenance: ProProvenance.line(source: status.access.source.rawValue, audit: audit))
         case .list(let limit):
             let cap = [limit, shown].compactMap { $0 }.min()
             let list = try call { () throws(GripStoreError) in try store.listRecordings(limit: cap) }

@@ -25,15 +25,19 @@ final class LibMosquitto: @unchecked Sendable {
         let disconnected: @Sendable (Int32) -> Void
         let published: @Sendable (Int32) -> Void
         let message: @Sendable (String, [UInt8]) -> Void
+        /// libmosquitto's own error lines (`MOSQ_LOG_ERR`): the only place it says why a TLS handshake failed.
+        let error: @Sendable (String) -> Void
 
         init(
             connected: @escaping @Sendable (Int32) -> Void, disconnected: @escaping @Sendable (Int32) -> Void,
-            published: @escaping @Sendable (Int32) -> Void, message: @escaping @Sendable (String, [UInt8]) -> Void
+            published: @escaping @Sendable (Int32) -> Void, message: @escaping @Sendable (String, [UInt8]) -> Void,
+            error: @escaping @Sendable (String) -> Void
         ) {
             self.connected = connected
             self.disconnected = disconnected
             self.published = published
             self.message = message
+            self.error = error
         }
     }
 
@@ -59,6 +63,11 @@ final class LibMosquitto: @unchecked Sendable {
         }
         mosquitto_publish_callback_set(handle) { _, context, mid in
             LibMosquitto.events(context)?.published(mid)
+        }
+        mosquitto_log_callback_set(handle) { _, context, level, text in
+            // Errors only: the debug and notice levels would build a string for every packet.
+            guard level == CMOSQ_LOG_ERR, let text, let events = LibMosquitto.events(context) else { return }
+            events.error(String(cString: text))
         }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let message, let events = LibMosquitto.events(context) else { return }

@@ -149,7 +149,7 @@ public enum CaptureReplay {
     ) {
         // The producer's state is one struct that the two closures below capture (both non-escaping): local
         // variables captured by nested functions were boxed, with a dynamic exclusivity check on every access of
-        // every event (perf: swift_beginAccess, about 3 % of a long replay).
+        // every event (swift_beginAccess in a profile of a long replay).
         var producer = ReplayProducer(option: option, ring: ring, speed: speed, verdict: verdict)
         // Borrowed events: a notification's bytes go straight from the read buffer into a ring slot, with no
         // array per notification (one per event used to be most of the replay's allocations).

@@ -1,8 +1,7 @@
 // The `griptrack replay --json` text, written directly instead of through JSONEncoder.
 //
 // Why: JSONEncoder's first use in a process instantiates its generic machinery and resolves protocol conformances
-// at run time, a few milliseconds of every `replay --json` (perf, 73-minute replay: 4-5 % of the main thread),
-// for one small object. The writer below produces exactly what `JSONEncoder` with `.convertToSnakeCase`,
+// at run time, a noticeable share of every `replay --json` (Benchmarks/README.md), for one small object. The writer below produces exactly what `JSONEncoder` with `.convertToSnakeCase`,
 // `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]` produces (swift-foundation's JSONWriter): keys sorted by
 // their UTF-8 bytes, two-space indentation, `"key" : value`, empty containers as `{\n\n<indent>}`, nil optionals
 // left out, floating-point numbers as their `description` without a trailing ".0". The golden files in

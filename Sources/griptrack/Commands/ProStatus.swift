@@ -20,13 +20,7 @@ extension Griptrack.Pro {
                 return
             }
             ProStatusJSON.printText(plan, database: library.database)
-            // The local database's audit log says whether a sync brought it (griptrackd's plan does not carry it).
-            if let local = library as? LocalLibrary,
-                let audit = try? local.session.store.auditLog(limit: 50),
-                let line = ProProvenance.line(source: plan.source, audit: audit)
-            {
-                print(line)
-            }
+            if let provenance = plan.provenance { print(provenance) }
         }
     }
 }
@@ -40,6 +34,8 @@ struct ProStatusJSON: Encodable {
     var storedRecordings: Int
     var freeLimit: Int
     var freeStorage: String?
+    /// Where an App Store Pro came from, when a sync brought it.
+    var provenance: String?
     var database: DatabaseChoice
 
     init(_ plan: Plan, database: DatabaseChoice) {
@@ -50,6 +46,7 @@ struct ProStatusJSON: Encodable {
         storedRecordings = plan.stored
         freeLimit = plan.limit
         freeStorage = plan.freeStorage
+        provenance = plan.provenance
         self.database = database
     }
 

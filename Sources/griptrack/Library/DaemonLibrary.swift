@@ -197,10 +197,12 @@ private struct PlanReply: Decodable {
     var storage: String?
     var stored: Int
     var limit: Int
+    /// 1.7.
+    var provenance: String?
 
     var plan: Plan {
         Plan(isPro: pro, tier: tier, source: source, reason: reason, expires: expires.map(Date.init(timeIntervalSince1970:)),
-             stored: stored, limit: limit, freeStorage: storage)
+             stored: stored, limit: limit, freeStorage: storage, provenance: provenance)
     }
 }
 

@@ -14,7 +14,12 @@ struct LocalLibrary: RecordingLibrary {
 
     private var store: RecordingStore { session.store }
 
-    func plan() throws -> Plan { Plan(try session.status()) }
+    func plan() throws -> Plan {
+        let status = try session.status()
+        // The audit log says whether a sync brought an App Store Pro; a log that cannot be read leaves the line out.
+        let audit = (try? session.store.auditLog(limit: 50)) ?? []
+        return Plan(status, provenance: ProProvenance.line(source: status.access.source.rawValue, audit: audit))
+    }
 
     func list(limit: Int?, filter: RecordingFilter) throws -> (RecordingList, Plan) {
         let plan = try plan()

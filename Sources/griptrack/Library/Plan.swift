@@ -15,8 +15,10 @@ struct Plan: Equatable {
     var limit: Int
     /// `Free: 3 of 5 recordings stored` on the free plan.
     var freeStorage: String?
+    /// "App Store subscription, verified, received through the account …" when a sync brought Pro (``ProProvenance``).
+    var provenance: String?
 
-    init(_ status: AccessStatus) {
+    init(_ status: AccessStatus, provenance: String? = nil) {
         isPro = status.access.isPro
         tier = status.access.tier.rawValue
         source = status.access.source.rawValue
@@ -25,9 +27,13 @@ struct Plan: Equatable {
         stored = status.storedRecordings
         limit = status.freeLimit
         freeStorage = status.freeStorage
+        self.provenance = provenance
     }
 
-    init(isPro: Bool, tier: String, source: String, reason: String, expires: Date?, stored: Int, limit: Int, freeStorage: String?) {
+    init(
+        isPro: Bool, tier: String, source: String, reason: String, expires: Date?, stored: Int, limit: Int,
+        freeStorage: String?, provenance: String? = nil
+    ) {
         self.isPro = isPro
         self.tier = tier
         self.source = source
@@ -36,6 +42,7 @@ struct Plan: Equatable {
         self.stored = stored
         self.limit = limit
         self.freeStorage = freeStorage
+        self.provenance = provenance
     }
 
     /// How many of the newest recordings this plan shows: the free limit, or all with Pro.
