@@ -29,6 +29,9 @@ extension ProtocolMessage {
         if let grip = row.setup.grip { object.add("grip", grip) }
         if let edge = row.setup.edgeMillimetres { object.add("edge_mm", edge) }
         if let weight = row.setup.bodyWeightKilograms { object.add("body_weight_kg", weight) }
+        // 1.8: the protocol the recording ran.
+        if let notation = row.setup.protocolNotation { object.add("protocol", notation) }
+        if let max = row.setup.protocolMaxKilograms { object.add("protocol_max_kg", max) }
         return object.object
     }
 

@@ -18,6 +18,15 @@ public enum GriptrackCSV {
     public static let handField = "hand"
     /// The label the user set, empty when none.
     public static let labelField = "label"
+    /// Who pulled and how, and the protocol run (`griptrack label`), each empty when none: an import of the export
+    /// keeps what the recording said about itself. The units are in the names, as in the app's `intervaltime (ms)`;
+    /// `body weight (kg)` is not the app's `body weight` figure, which an import keeps beside its own.
+    public static let athleteField = "athlete"
+    public static let gripField = "grip"
+    public static let edgeField = "edge (mm)"
+    public static let bodyWeightField = "body weight (kg)"
+    public static let protocolField = "protocol"
+    public static let protocolMaxField = "protocol max (kg)"
 
     /// Writes a recording as CSV.
     ///

@@ -63,10 +63,14 @@ extension DaemonRequest {
         var grip: String?
         var edgeMm: Double?
         var bodyWeightKg: Double?
+        // 1.8: LABEL's protocol
+        var `protocol`: String?
+        var protocolMaxKg: Double?
 
         private enum CodingKeys: String, CodingKey {
             case `class`, enable, pace, hand, label, save, action, note, expires, id, from, limit, data, more, kind, role
             case name, athlete, grip, edgeMm = "edge_mm", bodyWeightKg = "body_weight_kg"
+            case `protocol`, protocolMaxKg = "protocol_max_kg"
         }
 
         func request(now: Date) -> Result<DaemonRequest, RequestProblem> {
@@ -141,7 +145,8 @@ extension DaemonRequest {
         /// LABEL's change, checked as `griptrack label` checks it (``RecordingDescription/problem``).
         private func description() -> Result<RecordingDescription, RequestProblem> {
             var change = RecordingDescription(
-                label: label, athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg)
+                label: label, athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg,
+                protocolNotation: `protocol`, protocolMaxKilograms: protocolMaxKg)
             if let hand {
                 guard let value = Hand(rawValue: hand) else {
                     return .failure(RequestProblem(code: .invalid, message: DaemonRequest.handProblem(hand)))
@@ -152,7 +157,7 @@ extension DaemonRequest {
                 return .failure(RequestProblem(
                     code: .invalid,
                     message: "LABEL needs at least one of \"hand\", \"label\", \"athlete\", \"grip\", \"edge_mm\", "
-                        + "\"body_weight_kg\""))
+                        + "\"body_weight_kg\", \"protocol\", \"protocol_max_kg\""))
             }
             if let problem = change.problem { return .failure(RequestProblem(code: .invalid, message: problem)) }
             return .success(change)

@@ -41,6 +41,8 @@ extension DaemonRequest {
             if let grip = change.grip { line.add("grip", grip) }
             if let edge = change.edgeMillimetres { line.add("edge_mm", edge) }
             if let weight = change.bodyWeightKilograms { line.add("body_weight_kg", weight) }
+            if let notation = change.protocolNotation { line.add("protocol", notation) }
+            if let max = change.protocolMaxKilograms { line.add("protocol_max_kg", max) }
         case .read(let id, let from):
             line.add("id", Int(id))
             line.add("from", from)

@@ -33,7 +33,8 @@ package enum DaemonRequest: Equatable, Sendable {
     /// DELETE (1.2, administrators): a recording with its efforts and samples.
     case delete(id: Int64)
     /// LABEL (1.6, administrators): what a recording says about itself (hand, label, athlete, grip, edge, body
-    /// weight); every field given replaces the stored one, an empty text clears it.
+    /// weight; 1.8: the protocol and its band's max); every field given replaces the stored one, an empty text
+    /// clears it.
     case label(id: Int64, RecordingDescription)
     /// WEB (1.5, administrators): the web app's pairing codes and credentials.
     case web(WebAction)

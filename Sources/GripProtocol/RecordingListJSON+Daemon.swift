@@ -57,13 +57,17 @@ extension RecordingListJSON {
         var grip: String?
         var edgeMm: Double?
         var bodyWeightKg: Double?
+        /// 1.8: the protocol the recording ran.
+        var `protocol`: String?
+        var protocolMaxKg: Double?
 
         var item: Item {
             Item(
                 id: id, uuid: uuid.lowercased(), startedAt: Date(timeIntervalSince1970: startedAt),
                 endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile, hand: hand,
                 label: label, state: state, efforts: efforts, samples: samples, maxKg: maxKg.map { Float($0) }, avgKg: avgKg.map { Float($0) },
-                athlete: athlete, grip: grip, edgeMm: edgeMm, bodyWeightKg: bodyWeightKg)
+                athlete: athlete, grip: grip, edgeMm: edgeMm, bodyWeightKg: bodyWeightKg, protocol: `protocol`,
+                protocolMaxKg: protocolMaxKg)
         }
     }
 }

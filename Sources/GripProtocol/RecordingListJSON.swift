@@ -24,12 +24,16 @@ package struct RecordingListJSON: Encodable, Equatable, Sendable {
         package var grip: String?
         package var edgeMm: Double?
         package var bodyWeightKg: Double?
+        /// The protocol the recording ran (notation), and the max its band was a percentage of.
+        package var `protocol`: String?
+        package var protocolMaxKg: Double?
 
         /// - Parameters: See the properties.
         package init(
             id: Int64, uuid: String, startedAt: Date, endedAt: Date?, device: String, profile: String, hand: String?,
             label: String?, state: String, efforts: Int, samples: Int, maxKg: Float?, avgKg: Float?,
-            athlete: String? = nil, grip: String? = nil, edgeMm: Double? = nil, bodyWeightKg: Double? = nil
+            athlete: String? = nil, grip: String? = nil, edgeMm: Double? = nil, bodyWeightKg: Double? = nil,
+            protocol: String? = nil, protocolMaxKg: Double? = nil
         ) {
             self.id = id
             self.uuid = uuid
@@ -48,6 +52,8 @@ package struct RecordingListJSON: Encodable, Equatable, Sendable {
             self.grip = grip
             self.edgeMm = edgeMm
             self.bodyWeightKg = bodyWeightKg
+            self.protocol = `protocol`
+            self.protocolMaxKg = protocolMaxKg
         }
     }
 

@@ -334,6 +334,24 @@ enum Migrations {
             }
         }
 
+        migrator.registerMigration("v9 protocol on recordings") { db in
+            // Added columns, not a rebuild as v8 was: a CHECK on a new column is one SQLite can add, and every stored
+            // row keeps NULL (no protocol) until `record --protocol` or `label --protocol` says which one ran.
+            try db.execute(
+                sql: """
+                    ALTER TABLE recording ADD COLUMN protocolNotation TEXT;
+                    ALTER TABLE recording ADD COLUMN protocolMaxKilograms REAL CHECK (protocolMaxKilograms > 0);
+                    """)
+            // As in v8: a quarantine copy made before v9 takes v9's columns, so later copies still fit.
+            if try db.tableExists("quarantinedRecording") {
+                try db.execute(
+                    sql: """
+                        ALTER TABLE quarantinedRecording ADD COLUMN protocolNotation TEXT;
+                        ALTER TABLE quarantinedRecording ADD COLUMN protocolMaxKilograms REAL;
+                        """)
+            }
+        }
+
         return migrator
     }
 }

@@ -52,7 +52,8 @@ extension RecordingStore {
             profile: draft.profile, hand: draft.hand, label: draft.label, state: .recording,
             owner: owner.token, lastCommitAt: nil, sampleCount: 0, maxKilograms: nil, averageKilograms: nil,
             athlete: draft.setup.athlete, grip: draft.setup.grip, edgeMillimetres: draft.setup.edgeMillimetres,
-            bodyWeightKilograms: draft.setup.bodyWeightKilograms
+            bodyWeightKilograms: draft.setup.bodyWeightKilograms, protocolNotation: draft.setup.protocolNotation,
+            protocolMaxKilograms: draft.setup.protocolMaxKilograms
         )
         try record.insert(db)
         guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
@@ -120,6 +121,8 @@ extension RecordingStore {
                 record.grip = text(description.grip, record.grip)
                 if let edge = description.edgeMillimetres { record.edgeMillimetres = edge }
                 if let weight = description.bodyWeightKilograms { record.bodyWeightKilograms = weight }
+                record.protocolNotation = text(description.protocolNotation, record.protocolNotation)
+                if let max = description.protocolMaxKilograms { record.protocolMaxKilograms = max }
                 try record.update(db)
                 try OutboxChange.recording(id).record(db)
             }
@@ -278,13 +281,14 @@ extension RecordingStore {
         }
     }
 
-    /// The SELECT whose rows ``recordingRow(_:)`` reads: v1's columns in v1's order, `effortCount`, then v8's.
+    /// The SELECT whose rows ``recordingRow(_:)`` reads: v1's columns in v1's order, `effortCount`, then v8's and v9's.
     static let recordingRowSelect = """
         SELECT recording.id, recording.uuid, recording.startedAt, recording.endedAt, recording.device,
                recording.profile, recording.hand, recording.label, recording.state, recording.owner,
                recording.lastCommitAt, recording.sampleCount, recording.maxKilograms, recording.averageKilograms,
                (SELECT COUNT(*) FROM effort WHERE effort.recordingId = recording.id) AS effortCount,
-               recording.athlete, recording.grip, recording.edgeMillimetres, recording.bodyWeightKilograms
+               recording.athlete, recording.grip, recording.edgeMillimetres, recording.bodyWeightKilograms,
+               recording.protocolNotation, recording.protocolMaxKilograms
         FROM recording
         """
 
@@ -319,7 +323,9 @@ extension RecordingStore {
                 setup: RecordingSetup(
                     athlete: try column(15, "athlete"), grip: try column(16, "grip"),
                     edgeMillimetres: try column(17, "edgeMillimetres"),
-                    bodyWeightKilograms: try column(18, "bodyWeightKilograms"))))
+                    bodyWeightKilograms: try column(18, "bodyWeightKilograms"),
+                    protocolNotation: try column(19, "protocolNotation"),
+                    protocolMaxKilograms: try column(20, "protocolMaxKilograms"))))
         } catch {
             return .failure(error)
         }

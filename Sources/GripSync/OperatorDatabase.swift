@@ -43,31 +43,53 @@ public struct OperatorDatabase: Sendable {
         }
     }
 
-    /// Adds offer codes from App Store Connect to the referral reward pool (`griptrack admin offer-codes import`).
+    /// What ``importOfferCodes(_:offer:expires:)`` did.
+    public struct OfferCodeImport: Sendable, Equatable {
+        /// Codes that were not in the pool before.
+        public var added: Int
+        /// Referrers owed a code (their referral completed while the pool was empty) who got one of them.
+        public var awarded: Int
+
+        public init(added: Int, awarded: Int) {
+            self.added = added
+            self.awarded = awarded
+        }
+    }
+
+    /// Adds offer codes from App Store Connect to the referral reward pool (`griptrack admin offer-codes import`),
+    /// then, in the same transaction, gives a code to every referrer still owed one while codes last.
     /// Codes already in the pool are left as they are.
     ///
     /// - Parameters:
     ///   - codes: The one-time codes.
     ///   - offer: The offer's name in App Store Connect.
     ///   - expires: When the codes stop working; an expired code is never awarded.
-    /// - Returns: How many codes were new.
+    /// - Returns: How many codes were new, and how many owed rewards they paid.
     /// - Throws: ``SyncError``.
-    public func importOfferCodes(_ codes: [String], offer: String, expires: Date) async throws(SyncError) -> Int {
+    public func importOfferCodes(
+        _ codes: [String], offer: String, expires: Date
+    ) async throws(SyncError) -> OfferCodeImport {
         let limit = client.settings.timeouts.batch
         let logger = client.logger
         return try await client.withConnection { connection throws(SyncError) in
             try await client.wait(.batch(rows: codes.count), on: connection, within: limit) { connection in
-                var inserted = 0
-                for try await _ in try await connection.query(
-                    """
-                    INSERT INTO offer_codes (code, offer, expires_at)
-                    SELECT code, \(offer), \(expires) FROM unnest(\(codes)::text[]) AS code
-                    ON CONFLICT (code) DO NOTHING RETURNING 1
-                    """, logger: logger)
-                {
-                    inserted += 1
+                try await connection.withTransaction(logger: logger) { connection in
+                    var added = 0
+                    for try await _ in try await connection.query(
+                        """
+                        INSERT INTO offer_codes (code, offer, expires_at)
+                        SELECT code, \(offer), \(expires) FROM unnest(\(codes)::text[]) AS code
+                        ON CONFLICT (code) DO NOTHING RETURNING 1
+                        """, logger: logger)
+                    {
+                        added += 1
+                    }
+                    let awarded = try await ReferralCompletion.awardOwed(on: connection, logger: logger)
+                    for case .rewarded(let referrer, let code) in awarded {
+                        logger.info("Owed referral reward awarded", metadata: ["referrer": "\(referrer)", "code": "\(code)"])
+                    }
+                    return OfferCodeImport(added: added, awarded: awarded.count)
                 }
-                return inserted
             }
         }
     }

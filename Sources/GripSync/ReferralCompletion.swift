@@ -27,6 +27,47 @@ public enum ReferralCompletion: Sendable, Equatable {
             referrer = value
         }
         guard let referrer else { return nil }
+        let code = try await takeCode(for: referrer, on: connection, logger: logger)
+        try await connection.query(
+            """
+            UPDATE referrals SET completed_at = now(), completing_notification = \(notification), reward_code = \(code)
+            WHERE referred_account = \(referred)
+            """, logger: logger)
+        return code.map { .rewarded(referrer: referrer, code: $0) } ?? .poolEmpty(referrer: referrer)
+    }
+
+    /// Gives the referrers owed a code (their referral completed while the pool was empty) one each from the pool,
+    /// oldest completion first, inside the caller's transaction, until either runs out. Each owed referral is locked
+    /// with `SKIP LOCKED`, so two imports at once award different referrals and never one twice.
+    ///
+    /// - Returns: the codes awarded, as `.rewarded`, in the order they were given.
+    static func awardOwed(on connection: PostgresConnection, logger: Logger) async throws -> [ReferralCompletion] {
+        var awarded: [ReferralCompletion] = []
+        while true {
+            var owed: (referred: String, referrer: String)?
+            for try await row in try await connection.query(
+                """
+                SELECT referred_account, referrer FROM referrals
+                WHERE completed_at IS NOT NULL AND reward_code IS NULL
+                ORDER BY completed_at, referred_account LIMIT 1 FOR UPDATE SKIP LOCKED
+                """, logger: logger
+            ).checked(columns: 2).decode((String, String).self) {
+                owed = (row.0, row.1)
+            }
+            guard let owed, let code = try await takeCode(for: owed.referrer, on: connection, logger: logger) else {
+                return awarded
+            }
+            try await connection.query(
+                "UPDATE referrals SET reward_code = \(code) WHERE referred_account = \(owed.referred)", logger: logger)
+            awarded.append(.rewarded(referrer: owed.referrer, code: code))
+        }
+    }
+
+    /// Takes one unawarded, unexpired code from the pool for `referrer` (`FOR UPDATE SKIP LOCKED`: concurrent takers
+    /// each get a different code, none waits for another's); nil when the pool has none.
+    private static func takeCode(
+        for referrer: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> String? {
         var code: String?
         for try await value in try await connection.query(
             """
@@ -39,11 +80,6 @@ public enum ReferralCompletion: Sendable, Equatable {
         ).checked(columns: 1).decode(String.self) {
             code = value
         }
-        try await connection.query(
-            """
-            UPDATE referrals SET completed_at = now(), completing_notification = \(notification), reward_code = \(code)
-            WHERE referred_account = \(referred)
-            """, logger: logger)
-        return code.map { .rewarded(referrer: referrer, code: $0) } ?? .poolEmpty(referrer: referrer)
+        return code
     }
 }

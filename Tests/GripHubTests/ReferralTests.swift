@@ -29,7 +29,7 @@ struct ReferralTests {
         await hub.stop()
     }
 
-    @Test("50 concurrent offer-code redemptions complete 50 referrals and never hand out a code twice")
+    @Test("50 concurrent offer-code redemptions complete 50 referrals and never hand out a code twice; a refill pays the owed")
     func concurrentCompletions() async throws {
         let hub = try await HubHarness()
         let referrer = try await hub.operatorDatabase.createAccount("gym-a")
@@ -43,9 +43,9 @@ struct ReferralTests {
                 + referred.map { "('\($0.name)', 'gym-a', '\(referrer.referralCode)')" }.joined(separator: ", "))
         let now = Date()
         let pool = (0..<30).map { String(format: "OFFER%04d", $0) }
-        #expect(try await hub.operatorDatabase.importOfferCodes(pool, offer: "referral-month", expires: now + 86_400 * 90) == 30)
-        #expect(try await hub.operatorDatabase.importOfferCodes(pool, offer: "referral-month", expires: now + 86_400) == 0)
-        #expect(try await hub.operatorDatabase.importOfferCodes(["EXPIRED01"], offer: "old", expires: now - 86_400) == 1)
+        #expect(try await hub.operatorDatabase.importOfferCodes(pool, offer: "referral-month", expires: now + 86_400 * 90).added == 30)
+        #expect(try await hub.operatorDatabase.importOfferCodes(pool, offer: "referral-month", expires: now + 86_400).added == 0)
+        #expect(try await hub.operatorDatabase.importOfferCodes(["EXPIRED01"], offer: "old", expires: now - 86_400).added == 1)
 
         // 50 referred accounts redeem an offer code at once; the App Store posts each redemption to the hub.
         let bodies = try referred.map { account in
@@ -75,13 +75,26 @@ struct ReferralTests {
                 accountToken: referred[0].uuid, offerType: 3)).status == 200)
         #expect(try await hub.count("SELECT count(*) FROM offer_codes WHERE awarded_to IS NOT NULL") == 30)
 
-        // The referrer's own role sees its 50 referrals and its 30 codes.
+        // 20 referrals completed while the pool was empty: a refill of 25 pays those 20 at once, the oldest first,
+        // and leaves 5 in the pool; a second import of the same codes pays nothing twice.
+        let refill = (0..<25).map { String(format: "REFILL%04d", $0) }
+        let imported = try await hub.operatorDatabase.importOfferCodes(refill, offer: "referral-month", expires: now + 86_400 * 90)
+        #expect(imported == .init(added: 25, awarded: 20))
+        #expect(try await hub.operatorDatabase.importOfferCodes(refill, offer: "referral-month", expires: now + 86_400 * 90)
+            == .init(added: 0, awarded: 0))
+        #expect(try await hub.count("SELECT count(*) FROM referrals WHERE reward_code IS NULL") == 0)
+        #expect(try await hub.count("SELECT count(DISTINCT reward_code) FROM referrals") == 50)
+        #expect(try await hub.count("SELECT count(*) FROM offer_codes WHERE awarded_to IS NULL AND expires_at > now()") == 5)
+        #expect(try await hub.count(
+            "SELECT count(*) FROM referrals r JOIN offer_codes o ON o.code = r.reward_code WHERE o.awarded_to = r.referrer") == 50)
+
+        // The referrer's own role sees its 50 referrals and its 50 codes.
         let client = SyncClient(
             settings: SyncSettings(endpoint: roleEndpoint(hub, referrer.role), account: "gym-a", deviceName: "pi-a"),
             logger: HubHarness.logger)
         let status = try await client.referralStatus()
         #expect(status.referrals.count == 50)
-        #expect(Set(status.referrals.compactMap(\.rewardCode)).count == 30)
+        #expect(Set(status.referrals.compactMap(\.rewardCode)).count == 50)
         await hub.stop()
     }
 

@@ -46,6 +46,8 @@ struct RequestTests {
         .label(id: 4, RecordingDescription(hand: .both, label: "", athlete: "Ada", grip: "half crimp", edgeMillimetres: 20,
                                            bodyWeightKilograms: 61.5)),
         .label(id: 5, RecordingDescription(grip: "open")),
+        .label(id: 6, RecordingDescription(protocolNotation: "repeaters 6x 7:3 @80%", protocolMaxKilograms: 27.5)),
+        .label(id: 7, RecordingDescription(protocolNotation: "")),
         .web(.pair(role: .record, name: nil)), .web(.pair(role: .watch, name: "kitchen tablet")),
         .web(.token(role: .admin, name: "grafana")), .web(.tokens), .web(.revoke(name: "grafana")),
     ])
@@ -141,6 +143,12 @@ struct RequestTests {
         #expect(Self.problem("LABEL", ["id": 3, "hand": "middle"])?.hasPrefix("hand must be") == true)
         #expect(Self.decode(Self.line("LABEL", ["id": 3, "body_weight_kg": 70]))
             == .success(.label(id: 3, RecordingDescription(bodyWeightKilograms: 70))))
+        // 1.8: the protocol is checked as `griptrack label --protocol` checks it.
+        #expect(Self.problem("LABEL", ["id": 3, "protocol": "cf 24x 7:3 @80%"])
+            == "protocol \"cf 24x 7:3 @80%\": column 12: cf is all-out: every rep as hard as possible, so it takes no target band")
+        #expect(Self.problem("LABEL", ["id": 3, "protocol_max_kg": 900]) == "protocol max 900.0 kg is outside 1–500 kg")
+        #expect(Self.decode(Self.line("LABEL", ["id": 3, "protocol": "cf 24x 7:3", "protocol_max_kg": 41]))
+            == .success(.label(id: 3, RecordingDescription(protocolNotation: "cf 24x 7:3", protocolMaxKilograms: 41))))
     }
 
     @Test("WATCH defaults to enable, keeps the pace unless told, and refuses an unknown pace")

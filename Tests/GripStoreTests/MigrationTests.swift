@@ -100,7 +100,7 @@ struct MigrationTests {
         let store = try RecordingStore(path: path) { upgrades.append($0) }
         #expect(upgrades == [[
             "v5 sample chunks in a rowid table", "v6 web credentials", "v7 imported content digest",
-            "v8 athlete, grip, edge and body weight on recordings",
+            "v8 athlete, grip, edge and body weight on recordings", "v9 protocol on recordings",
         ]])
         _ = try RecordingStore(path: path) { upgrades.append($0) }
         #expect(upgrades.count == 1)  // an up-to-date file is no upgrade

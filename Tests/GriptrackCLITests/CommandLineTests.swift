@@ -40,7 +40,7 @@ struct CommandLineTests {
               export                  Export recordings with every sample as CSV or JSON
                                       (Pro).
               label                   Change a recording's hand, grip, edge, athlete, body
-                                      weight or label.
+                                      weight, label or protocol.
               delete                  Delete a recording with its efforts and samples.
               pro                     Show or change the Pro plan (status, grant, revoke,
                                       import, verify).

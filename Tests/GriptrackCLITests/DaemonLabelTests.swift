@@ -43,6 +43,17 @@ struct DaemonLabelTests {
         let shown = try await cli(["show", "2", "--no-plot"])
         #expect(shown.stdout.split(separator: "\n").dropFirst().first == "Ana (61.5 kg), both hands, half crimp, 20 mm edge, “max test”")
 
+        // 1.8: the protocol goes with LABEL, a built-in stored as its notation; show scores it without --protocol.
+        let scored = try await cli(["label", "2", "--protocol", "max", "--max-kg", "40"])
+        #expect(scored.status == 0, "\(scored)")
+        #expect(scored.stdout.hasSuffix(", “max test”, protocol max 3x 10s rest 180s alternate (max 40.0 kg)\n"), "\(scored)")
+        let scoredList = try await cli(["list", "--athlete", "ana", "--json"])
+        let scoredRow = try #require((try DaemonStoreTests.json(scoredList.stdout)["recordings"] as? [[String: Any]])?.first)
+        #expect(scoredRow["protocol"] as? String == "max 3x 10s rest 180s alternate")
+        #expect(scoredRow["protocol_max_kg"] as? Double == 40)
+        let scoredShow = try await cli(["show", "2", "--no-plot"])
+        #expect(scoredShow.stdout.contains("\nProtocol max 3x 10s rest 180s alternate: "), "\(scoredShow)")
+
         let missing = try await cli(["label", "99", "--grip", "open"])
         #expect(missing.status == 1, "\(missing)")
         let usersGID = try #require(getgrnam("users")).pointee.gr_gid
@@ -57,7 +68,7 @@ struct DaemonLabelTests {
     }
 
     @Test("label with nothing to change, or a value out of range, exits 2 naming the option", arguments: [
-        (["1"], "Nothing to change: give at least one of --hand, --grip, --edge-mm, --athlete, --body-weight-kg, --label."),
+        (["1"], "Nothing to change: give at least one of --hand, --grip, --edge-mm, --athlete, --body-weight-kg, --label, --protocol, --max-kg."),
         (["1", "--edge-mm", "0"], "--edge-mm 0.0 mm is outside 1–100 mm."),
         (["1", "--athlete", "a\u{1B}[2J"], "--athlete has a control character (U+001B) at character 2; a label is one line of text."),
     ])

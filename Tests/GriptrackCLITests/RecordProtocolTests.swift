@@ -60,3 +60,34 @@ extension RecordProtocolTests {
         #expect(refused.stderr.hasPrefix("Error: --protocol \"cf 24x 7:3 @80%\": column 12: cf is all-out"), "\(refused)")
     }
 }
+
+extension RecordProtocolTests {
+    @Test("record --protocol stores the protocol and its max; show scores it without --protocol, list --json has it")
+    func recordStoresTheProtocol() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let recorded = try sandbox.run(
+            "record", "--replay", sandbox.capture("repeaters-missed"), "--speed", "100", "--protocol", "Repeaters",
+            "--max-kg", "27", "--athlete", "Ana")
+        #expect(recorded.status == 0, "\(recorded)")
+        let list = try sandbox.run("list", "--json")
+        let row = try #require(
+            (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])?["recordings"]
+                as? [[String: Any]]).first
+        // The built-in's name is stored as its notation: the recording keeps the test it ran.
+        #expect(row?["protocol"] as? String == "repeaters 6x 7:3 @80%", "\(list)")
+        #expect(row?["protocol_max_kg"] as? Double == 27)
+        let shown = try sandbox.run("show", "1", "--no-plot")
+        #expect(shown.status == 0, "\(shown)")
+        #expect(shown.stdout.contains("\nAna, protocol repeaters 6x 7:3 @80% (max 27.0 kg)\n"), "\(shown)")
+        #expect(shown.stdout.contains("\nProtocol repeaters 6x 7:3 @80%: 5 done, 0 short, 1 missed of 6 reps; target band "),
+                "\(shown)")
+        // --protocol given again still wins over the stored one.
+        let other = try sandbox.run("show", "1", "--no-plot", "--protocol", "repeaters 7x 7:3")
+        #expect(other.stdout.contains("\nProtocol repeaters 7x 7:3: 5 done, 0 short, 2 missed of 7 reps\n"), "\(other)")
+        // label clears it; show then has no protocol table.
+        let cleared = try sandbox.run("label", "1", "--protocol", "")
+        #expect(cleared.stdout == "Recording 1: Ana\n", "\(cleared)")
+        #expect(try sandbox.run("show", "1", "--no-plot").stdout.contains("Protocol ") == false)
+    }
+}

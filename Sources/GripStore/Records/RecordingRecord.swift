@@ -40,6 +40,10 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var edgeMillimetres: Double?
     /// The athlete's body weight in kg when recorded (v8).
     var bodyWeightKilograms: Double?
+    /// The protocol run, as notation (v9).
+    var protocolNotation: String?
+    /// The max its target band was a percentage of, in kg (v9).
+    var protocolMaxKilograms: Double?
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -59,7 +63,8 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
             device: device, profile: profile, hand: hand, label: label, state: state, maxKilograms: maxKilograms,
             averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount,
             setup: RecordingSetup(
-                athlete: athlete, grip: grip, edgeMillimetres: edgeMillimetres, bodyWeightKilograms: bodyWeightKilograms)
+                athlete: athlete, grip: grip, edgeMillimetres: edgeMillimetres, bodyWeightKilograms: bodyWeightKilograms,
+                protocolNotation: protocolNotation, protocolMaxKilograms: protocolMaxKilograms)
         )
     }
 }

@@ -19,7 +19,8 @@ extension Griptrack.Admin.OfferCodes {
             discussion: """
                 Reads one code per line (the first field of each CSV row; a header and blank lines are skipped: a \
                 code is 6 to 64 letters and digits). Codes already in the pool are left alone. An expired code is \
-                never awarded.
+                never awarded. Referrers owed a reward (their referral completed while the pool was empty) get \
+                theirs from the new codes at once, oldest first.
                 """)
 
         @OptionGroup var options: AdminOptions
@@ -42,17 +43,20 @@ extension Griptrack.Admin.OfferCodes {
             guard expires.date > Date() else {
                 throw CLIExit.usage.fail("--expires \(Format.day(expires.date)) is in the past; give the codes' expiry")
             }
-            let added: Int
+            let result: OperatorDatabase.OfferCodeImport
             do {
-                added = try await options.database().importOfferCodes(codes, offer: offer, expires: expires.date)
+                result = try await options.database().importOfferCodes(codes, offer: offer, expires: expires.date)
             } catch let error as SyncError {
                 throw SyncSetup.exit(error)
             }
             if options.json {
-                try printJSON(["read": codes.count, "added": added])
+                try printJSON(["read": codes.count, "added": result.added, "awarded": result.awarded])
                 return
             }
-            print("Read \(codes.count) codes from \(file); \(added) added to the pool (\(codes.count - added) were there).")
+            print("Read \(codes.count) codes from \(file); \(result.added) added to the pool (\(codes.count - result.added) were there).")
+            if result.awarded > 0 {
+                print("\(result.awarded) of them went at once to referrers owed a reward (their referral completed while the pool was empty).")
+            }
         }
 
         /// The first field of each line that looks like a code.

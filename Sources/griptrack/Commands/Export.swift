@@ -151,6 +151,13 @@ struct RecordingExport: Encodable {
     var samples: [Sample]
     var hand: String?
     var label: String?
+    /// Who pulled and how, and the protocol run (each absent until said).
+    var athlete: String?
+    var grip: String?
+    var edgeMm: Double?
+    var bodyWeightKg: Double?
+    var `protocol`: String?
+    var protocolMaxKg: Double?
     /// Where the stream was interrupted (µs, the samples' timeline): after each open effort that is not the last
     /// sample, and before each effort that starts open (the sample before it), so an import cuts the same efforts.
     var linkDropsMicros: [Int64]
@@ -169,6 +176,12 @@ struct RecordingExport: Encodable {
         self.samples = samples.map { Sample(micros: $0.micros, kg: $0.kilograms) }
         hand = row.hand?.rawValue
         label = row.label
+        athlete = row.setup.athlete
+        grip = row.setup.grip
+        edgeMm = row.setup.edgeMillimetres
+        bodyWeightKg = row.setup.bodyWeightKilograms
+        `protocol` = row.setup.protocolNotation
+        protocolMaxKg = row.setup.protocolMaxKilograms
         linkDropsMicros = Self.linkDrops(efforts: efforts, samples: samples)
     }
 
@@ -192,7 +205,8 @@ struct RecordingExport: Encodable {
     /// the same samples, bit for bit (``GriptrackCSV``).
     var csv: String {
         func number(_ value: Float?) -> String { value.map { String(format: "%.3f", Double($0)) } ?? "" }
-        let fields = [
+        // Typed up front: seventeen pairs of mixed expressions are too many for the type checker to infer in time.
+        let pairs: [(String, String)] = [
             ("date", Format.second(startedAt)),
             ("tag", id.map { "griptrack recording \($0)" } ?? "griptrack recording \(uuid) from \(deviceName ?? "?")"),
             ("comment", ""),
@@ -206,8 +220,15 @@ struct RecordingExport: Encodable {
             ("uuid", uuid),
             (GriptrackCSV.handField, hand ?? ""),
             (GriptrackCSV.labelField, label ?? ""),
+            (GriptrackCSV.athleteField, athlete ?? ""),
+            (GriptrackCSV.gripField, grip ?? ""),
+            (GriptrackCSV.edgeField, edgeMm.map { "\($0)" } ?? ""),
+            (GriptrackCSV.bodyWeightField, bodyWeightKg.map { "\($0)" } ?? ""),
+            (GriptrackCSV.protocolField, `protocol` ?? ""),
+            (GriptrackCSV.protocolMaxField, protocolMaxKg.map { "\($0)" } ?? ""),
             (GriptrackCSV.linkDropsField, linkDropsMicros.map(String.init).joined(separator: " ")),
-        ].map { ExportField(name: $0.0, value: $0.1) }
+        ]
+        let fields = pairs.map { ExportField(name: $0.0, value: $0.1) }
         return GriptrackCSV.write(
             fields: fields, samples: samples.map { ForceSample(micros: $0.micros, kilograms: $0.kg) })
     }

@@ -196,7 +196,8 @@ extension Griptrack {
                     startedAt: startedAt, device: field("device") ?? "griptrack export \(name)",
                     profile: field("profile") ?? "Tindeq Progressor",
                     hand: field(GriptrackCSV.handField).flatMap { Hand(rawValue: $0) },
-                    label: field(GriptrackCSV.labelField))
+                    label: field(GriptrackCSV.labelField),
+                    setup: try Self.setup(export.fileName, field))
             }
             var figures = ImportedFigures(
                 // The file's own name: the path typed (often absolute) says where it was, not what it was.
@@ -230,6 +231,29 @@ extension Griptrack {
             return Prepared(
                 opened: opened, export: export, analysis: analysis, draft: draft, endedAt: endedAt, figures: figures,
                 comparison: comparison)
+        }
+
+        /// Who pulled and how, and the protocol, as a griptrack export wrote them, checked as `griptrack label` checks
+        /// them: a value the store would refuse is exit 5 naming the field, never dropped quietly.
+        static func setup(_ file: String, _ field: (String) -> String?) throws -> RecordingSetup {
+            func number(_ name: String) throws -> Double? {
+                guard let text = field(name) else { return nil }
+                guard let value = Double(text), value.isFinite else {
+                    throw CLIExit.invalidInput.fail("\(file): `\(name)` is not a number: \"\(text)\"")
+                }
+                return value
+            }
+            let setup = RecordingSetup(
+                athlete: field(GriptrackCSV.athleteField), grip: field(GriptrackCSV.gripField),
+                edgeMillimetres: try number(GriptrackCSV.edgeField), bodyWeightKilograms: try number(GriptrackCSV.bodyWeightField),
+                protocolNotation: field(GriptrackCSV.protocolField).map(ProtocolNotation.storedText),
+                protocolMaxKilograms: try number(GriptrackCSV.protocolMaxField))
+            let check = RecordingDescription(
+                athlete: setup.athlete, grip: setup.grip, edgeMillimetres: setup.edgeMillimetres,
+                bodyWeightKilograms: setup.bodyWeightKilograms, protocolNotation: setup.protocolNotation,
+                protocolMaxKilograms: setup.protocolMaxKilograms)
+            if let problem = check.problem { throw CLIExit.invalidInput.fail("\(file): \(problem)") }
+            return setup
         }
 
         /// Why a file is not stored although it is a good export.

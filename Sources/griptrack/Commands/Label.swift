@@ -8,11 +8,14 @@ extension Griptrack {
     struct Label: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "label",
-            abstract: "Change a recording's hand, grip, edge, athlete, body weight or label.",
+            abstract: "Change a recording's hand, grip, edge, athlete, body weight, label or protocol.",
             discussion: """
                 Each option given replaces the stored value; an empty text (--grip "") clears it; options not given \
                 keep what is stored. --body-weight-from-hang RID measures the body weight from recording RID, a \
-                hang of at least 10 s: the median force between 5 and 10 s into its longest effort. With griptrackd running, the daemon makes the change (it needs root or group \
+                hang of at least 10 s: the median force between 5 and 10 s into its longest effort. --protocol \
+                says which protocol the recording ran (as `record --protocol` stores it), so `show` scores it and \
+                `trends` groups it; --max-kg is the max its band was a percentage of. With griptrackd running, the \
+                daemon makes the change (it needs root or group \
                 griptrack-admin, as delete does); otherwise it is made in the personal database (or --db). Prints \
                 the recording as stored afterwards.
                 """
@@ -31,20 +34,42 @@ extension Griptrack {
             valueName: "id"))
         var bodyWeightFromHang: RecordingIDArgument?
 
+        @Option(name: .customLong("protocol"), help: ArgumentHelp(
+            "The protocol the recording ran: a built-in (max, repeaters, cf, rfd, endurance) or notation; \"\" clears it.",
+            valueName: "protocol"))
+        var protocolText: String?
+
+        @Option(name: .customLong("max-kg"), help: ArgumentHelp(
+            "The athlete's max the protocol's target band is a percentage of (kg).", valueName: "kg"))
+        var maxKg: Double?
+
+        /// The options' change: the setup's, with the protocol as a recording stores it.
+        var change: RecordingDescription {
+            var change = setup.description
+            change.protocolNotation = protocolText.map { $0.isEmpty ? "" : ProtocolNotation.storedText($0) }
+            change.protocolMaxKilograms = maxKg
+            return change
+        }
+
         func validate() throws {
+            if let protocolText, !protocolText.isEmpty { _ = try ProtocolOption.parse(protocolText) }
+            if let maxKg, !RecordingDescription.protocolMaxRange.contains(maxKg) {
+                throw ValidationError("--max-kg \(maxKg) kg is outside 1–500 kg.")
+            }
+            let protocolGiven = protocolText != nil || maxKg != nil
             if bodyWeightFromHang != nil {
                 if setup.bodyWeightKilograms != nil {
                     throw ValidationError("--body-weight-kg and --body-weight-from-hang both set the body weight: pick one.")
                 }
                 try setup.validate(requireOne: false)
             } else {
-                try setup.validate(requireOne: true)
+                try setup.validate(requireOne: !protocolGiven)
             }
         }
 
         func run() throws {
             let library = try LibraryChoice.open(common: common, socket: place)
-            var change = setup.description
+            var change = self.change
             if let hang = bodyWeightFromHang {
                 change.bodyWeightKilograms = try Self.bodyWeight(fromHang: hang.id, in: library)
                 if let problem = change.problem { throw CLIExit.invalidInput.fail("recording \(hang.id): \(problem)") }

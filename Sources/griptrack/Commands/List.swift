@@ -158,7 +158,8 @@ extension ListJSON.Item {
             device: row.device, profile: row.profile, hand: row.hand?.rawValue, label: row.label,
             state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
             maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms), athlete: row.setup.athlete,
-            grip: row.setup.grip, edgeMm: row.setup.edgeMillimetres, bodyWeightKg: row.setup.bodyWeightKilograms)
+            grip: row.setup.grip, edgeMm: row.setup.edgeMillimetres, bodyWeightKg: row.setup.bodyWeightKilograms,
+            protocol: row.setup.protocolNotation, protocolMaxKg: row.setup.protocolMaxKilograms)
     }
 }
 

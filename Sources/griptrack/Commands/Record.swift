@@ -90,6 +90,10 @@ extension Griptrack {
             try setup.validate(requireOne: false)
             if let protocolText { _ = try ProtocolOption.parse(protocolText) }
             if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
+            // Stored with the recording: the range the store keeps, said before the recording rather than after it.
+            if let maxKg, !RecordingDescription.protocolMaxRange.contains(maxKg) {
+                throw ValidationError("--max-kg \(maxKg) kg is outside 1–500 kg.")
+            }
             if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
         }
 
@@ -136,13 +140,14 @@ extension Griptrack {
 
         var json: Bool { common.json }
 
-        /// Stores athlete, grip, edge and body weight on the saved recording, through the daemon that saved it
-        /// (LABEL) or, for an in-process daemon that has stopped, in the personal database it wrote. RECORD itself
-        /// carries only hand and label.
+        /// Stores athlete, grip, edge, body weight and the protocol run (with its band's max) on the saved
+        /// recording, through the daemon that saved it (LABEL) or, for an in-process daemon that has stopped, in the
+        /// personal database it wrote. RECORD itself carries only hand and label.
         private func describeSaved(_ end: RecordEnd, local: Bool, path: String) throws {
             let setupOnly = RecordingDescription(
                 athlete: setup.athlete, grip: setup.grip, edgeMillimetres: setup.edgeMillimetres,
-                bodyWeightKilograms: setup.bodyWeightKilograms)
+                bodyWeightKilograms: setup.bodyWeightKilograms,
+                protocolNotation: protocolText.map(ProtocolNotation.storedText), protocolMaxKilograms: maxKg)
             guard !setupOnly.isEmpty, let id = end.savedID else { return }
             if local {
                 let library = try LocalLibrary(

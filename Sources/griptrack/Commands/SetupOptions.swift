@@ -35,7 +35,8 @@ struct SetupOptions: ParsableArguments {
     func validate(requireOne: Bool) throws {
         if requireOne && description.isEmpty {
             throw ValidationError(
-                "Nothing to change: give at least one of --hand, --grip, --edge-mm, --athlete, --body-weight-kg, --label.")
+                "Nothing to change: give at least one of --hand, --grip, --edge-mm, --athlete, --body-weight-kg, --label, "
+                    + "--protocol, --max-kg.")
         }
         if let problem = description.problem {
             // The problem names the field (`edge depth 0.5 mm is …`); the user typed the option.

@@ -15,7 +15,9 @@ extension Griptrack {
                 RFD 20–80 %, impulse) and a force–time plot drawn with braille characters. --svg FILE also writes \
                 the chart as an SVG file (Pro). On the free plan only the last 5 recordings can be shown. \
                 With --everywhere, ID is the start of a UUID from `griptrack list --everywhere` and the recording \
-                is read from the sync server, whichever device recorded it (Pro).
+                is read from the sync server, whichever device recorded it (Pro). A recording stored with its \
+                protocol (`record --protocol`, `label --protocol`) is scored against it without --protocol: rep by \
+                rep, plus critical force for cf and the time to failure for endurance.
                 """
         )
 
@@ -83,13 +85,20 @@ extension Griptrack {
             let imported = try library.importedFigures(of: row.id).map {
                 ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
             }
-            let critical = try criticalForce
+            let scored = try scoredProtocol(row)
+            var critical = try criticalForce
                 ? Self.criticalForceReport(efforts, bodyWeightKg: row.setup.bodyWeightKilograms) : nil
-            let hold = endurance ? EnduranceReport(efforts: efforts, samples: samples) : nil
+            var hold = endurance ? EnduranceReport(efforts: efforts, samples: samples) : nil
             if endurance && hold == nil { throw CLIExit.error.fail("no endurance hold: the recording has no efforts") }
-            let matched = try training.map {
+            // A protocol's own figures come with it; asked for by flag they refuse when undefined, by default they are
+            // left out quietly, since the rep table already shows what the recording did.
+            if scored?.training.kind == .cf, critical == nil {
+                critical = try? CriticalForceReport(efforts: efforts, bodyWeightKg: row.setup.bodyWeightKilograms)
+            }
+            if scored?.training.kind == .endurance, hold == nil { hold = EnduranceReport(efforts: efforts, samples: samples) }
+            let matched = scored.map {
                 ProtocolReport(
-                    $0, notation: protocolText ?? "", efforts: efforts, samples: samples, maxKg: maxKg,
+                    $0.training, notation: $0.notation, efforts: efforts, samples: samples, maxKg: $0.maxKg,
                     firstHand: row.hand == .left ? .left : .right)
             }
             if common.json {
@@ -109,6 +118,23 @@ extension Griptrack {
             if let matched { print("\n" + matched.text, terminator: "") }
             if let imported { print("\n" + imported.text, terminator: "") }
             if let svg { print("Chart written to \(svg)") }
+        }
+
+        /// The protocol to score: `--protocol` (with `--max-kg`) when given, else the one stored with the recording
+        /// (with its stored max); nil for neither.
+        private func scoredProtocol(
+            _ row: RecordingRow
+        ) throws -> (training: TrainingProtocol, notation: String, maxKg: Double?)? {
+            if let protocolText, let training = try training { return (training, protocolText, maxKg) }
+            guard let stored = row.setup.protocolNotation else { return nil }
+            do throws(ProtocolNotationError) {
+                return (try ProtocolNotation.parse(stored), stored, row.setup.protocolMaxKilograms)
+            } catch {
+                // Only a hand-edited file holds notation the store's check did not pass; say so, not crash or hide it.
+                throw CLIExit.error.fail(
+                    "recording \(row.id) stores protocol \"\(stored)\", which does not read: \(error). "
+                        + "Set it again with `griptrack label \(row.id) --protocol P`.")
+            }
         }
 
         /// `--everywhere`: the personal database's plan decides (sync is Pro), the server answers.

@@ -16,6 +16,11 @@ extension Griptrack {
                 the personal best. A recording's score is its max (open efforts left out). With --everywhere \
                 they cover the account's recordings from every device, read from the sync server. --athlete, \
                 --hand and --grip keep one athlete's, hand's or grip's recordings, as `list` filters them.
+
+                Then, per athlete × hand × grip × protocol (the protocol stored by `record --protocol`), MVC, MVC-7, \
+                critical force (cf tests) and the best RFD 20–80 %: first and latest, the change since the first \
+                and since the previous test, the least-squares slope per week over the tests' start times, and a \
+                terminal plot of each (--no-plot leaves them out; --svg FILE writes them as an SVG chart).
                 """
         )
 
@@ -30,16 +35,28 @@ extension Griptrack {
 
         @OptionGroup var filtering: FilterOptions
 
+        @Option(help: ArgumentHelp(
+            "Write the per athlete × hand × grip × protocol trends as an SVG chart to this file.", valueName: "file"))
+        var svg: String?
+
+        @Flag(help: "Leave out the terminal plots.")
+        var noPlot = false
+
         var filter: RecordingFilter { filtering.filter }
 
         func validate() throws {
             try filtering.check(everywhere: everywhere)
+            if everywhere && svg != nil {
+                throw ValidationError(
+                    "--svg draws the trends per athlete, hand, grip and protocol, which the sync server does not keep; drop --everywhere or --svg.")
+            }
         }
 
         func run() async throws {
             let recordings: [AnalysedRecording]
             var account: String?
             var database: DatabaseChoice?
+            var training: TrainingTrendsReport?
             if everywhere {
                 let everywhere = try await SyncSetup.historyEverywhere(
                     common: common, what: "`griptrack trends --everywhere`")
@@ -57,6 +74,7 @@ extension Griptrack {
                     recordings = history.filter { matching.contains($0.id) }
                 }
                 database = library.database
+                training = try Self.trainingTrends(library, filter: filter)
             }
             let trends = Trends(
                 recordings.map { Trends.Entry(day: Format.dayKey($0.startedAt), recording: $0.recording) },
@@ -65,9 +83,12 @@ extension Griptrack {
                 var json = TrendsJSON(trends)
                 json.database = database
                 json.account = account
+                json.training = training
+                try writeChart(training)
                 try printJSON(json)
                 return
             }
+            try writeChart(training)
             guard let best = trends.personalBestKg else {
                 print("No scored recordings yet. Save one with `griptrack replay <capture> --save`.")
                 return
@@ -89,6 +110,30 @@ extension Griptrack {
                 print(Format.dayString(day.key).rightPadded(12)
                       + Format.kg(Double(day.bestKg)).leftPadded(10) + Format.kg(Double(day.averageKg)).leftPadded(10)
                       + String(day.recordings).leftPadded(12))
+            }
+            if let training, !training.groups.isEmpty {
+                print("")
+                print(training.text(plot: !noPlot), terminator: "")
+            }
+            if let svg { print("Chart written to \(svg)") }
+        }
+
+        /// Every recording of the filter with a figure, read with its efforts and samples (as `show` reads them).
+        static func trainingTrends(_ library: any RecordingLibrary, filter: RecordingFilter) throws -> TrainingTrendsReport {
+            let rows = try library.list(limit: nil, filter: filter).0.visible.filter { $0.effortCount > 0 }
+            let tests = try rows.map { listed in
+                let (row, efforts) = try library.show(listed.id)
+                return TrendInputs.test(row: row, efforts: efforts, samples: try library.samples(of: row.id))
+            }
+            return TrainingTrendsReport(TrainingTrends(tests))
+        }
+
+        private func writeChart(_ report: TrainingTrendsReport?) throws {
+            guard let svg, let report else { return }
+            do {
+                try Data(TrendChartSVG(report: report).text.utf8).write(to: URL(fileURLWithPath: svg))
+            } catch {
+                throw CLIExit.error.fail("cannot write \(svg): \(error.localizedDescription)")
             }
         }
     }
@@ -113,6 +158,8 @@ struct TrendsJSON: Encodable {
     var database: DatabaseChoice?
     /// `--everywhere`: the sync account the figures cover.
     var account: String?
+    /// Per athlete × hand × grip × protocol (absent with `--everywhere`: the server keeps no such fields).
+    var training: TrainingTrendsReport?
 
     init(_ trends: Trends) {
         days = trends.days.map {

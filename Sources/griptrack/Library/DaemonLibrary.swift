@@ -87,10 +87,12 @@ final class DaemonLibrary: RecordingLibrary {
         _ = try ask(.delete(id: id.rawValue), Deleted.self)
     }
 
-    /// LABEL (protocol 1.6): the daemon's recorder writes the change, as it does every store change.
+    /// LABEL (protocol 1.6; 1.8 with a protocol): the daemon's recorder writes the change, as it does every store
+    /// change. An older daemon would ignore the protocol fields and store nothing of them, so they need 1.8.
     func describe(_ id: RecordingID, _ change: RecordingDescription) throws -> RecordingRow {
         do {
-            try connection.require(minor: 6)
+            let protocolGiven = change.protocolNotation != nil || change.protocolMaxKilograms != nil
+            try connection.require(minor: protocolGiven ? 8 : 6)
         } catch {
             throw error.exit.fail(error.description)
         }
@@ -225,6 +227,9 @@ private struct RecordingObject: Decodable {
     var grip: String?
     var edgeMm: Double?
     var bodyWeightKg: Double?
+    /// Absent from daemons before protocol 1.8 (v9's columns).
+    var `protocol`: String?
+    var protocolMaxKg: Double?
 
     func row() throws -> RecordingRow {
         guard let uuid = UUID(uuidString: uuid), let state = RecordingState(rawValue: state) else {
@@ -235,7 +240,9 @@ private struct RecordingObject: Decodable {
             endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile,
             hand: hand.flatMap { Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg,
             averageKilograms: avgKg, sampleCount: samples, effortCount: efforts,
-            setup: RecordingSetup(athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg))
+            setup: RecordingSetup(
+                athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg,
+                protocolNotation: `protocol`, protocolMaxKilograms: protocolMaxKg))
     }
 }
 

@@ -15,16 +15,19 @@ enum Format {
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
-    /// `Ana (62.0 kg), right hand, half crimp, 20 mm edge, “test”`: everything said about who pulled and how, or nil.
+    /// `Ana (62.0 kg), right hand, half crimp, 20 mm edge, “test”, protocol repeaters 6x 7:3 @80% (max 27.0 kg)`:
+    /// everything said about who pulled and how, or nil.
     static func who(_ row: RecordingRow) -> String? {
         let setup = row.setup
         var athlete = setup.athlete
         if let weight = setup.bodyWeightKilograms {
             athlete = (athlete.map { $0 + " " } ?? "body weight ") + "(\(kg(weight)))"
         }
+        var protocolText = setup.protocolNotation.map { "protocol " + $0 }
+        if let text = protocolText, let max = setup.protocolMaxKilograms { protocolText = text + " (max \(kg(max)))" }
         let parts = [
             athlete, row.hand.map { $0 == .both ? "both hands" : "\($0.rawValue) hand" }, setup.grip,
-            setup.edgeMillimetres.map { String(format: "%g mm edge", $0) }, row.label.map { "“\($0)”" },
+            setup.edgeMillimetres.map { String(format: "%g mm edge", $0) }, row.label.map { "“\($0)”" }, protocolText,
         ].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
