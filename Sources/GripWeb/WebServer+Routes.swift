@@ -66,7 +66,7 @@ extension WebServer {
             _ = try self.authenticator.require(.record, request)
             let fields = try await Self.jsonBody(request)
             var texts: [String: String] = [:]
-            for key in ["hand", "label"] {
+            for key in ["hand", "label", "protocol"] {
                 guard let value = fields[key] else { continue }
                 guard let text = value as? String else { throw WebError.badRequest("\(key) must be a string") }
                 if !text.isEmpty { texts[key] = text }
@@ -76,8 +76,9 @@ extension WebServer {
                 guard let flag = value as? Bool else { throw WebError.badRequest("save must be true or false") }
                 save = flag
             }
+            let run = try Self.protocolRun(texts["protocol"], maxKg: fields["protocol_max_kg"])
             switch DaemonRequest.record(hand: texts["hand"], label: texts["label"], save: save) {
-            case .success(let record): return try await self.command(record)
+            case .success(let record): return try await self.record(record, storing: run)
             case .failure(let problem): throw WebError.badRequest(problem.message)
             }
         }

@@ -264,10 +264,12 @@ def main():
                 wait_for(lambda: coach.locator("#outcome").get_attribute("data-saved-id"), 15, "the recording to stop")
                 listed = json.loads(trainer.griptrack("list", "--json"))
                 assert listed["recordings"][0]["label"] == "protocol repeaters 3x 7:3 @80%", listed
-                # The page matched as `griptrack show --protocol` does on the stored recording (one rule, RepMatcher).
+                assert listed["recordings"][0]["protocol"] == "repeaters 3x 7:3 @80%", listed
+                assert listed["recordings"][0]["protocol_max_kg"] == 25, listed
+                # The page matched as `griptrack show` does on the stored recording with its stored protocol (one
+                # rule, RepMatcher).
                 saved = coach.locator("#outcome").get_attribute("data-saved-id")
-                shown = json.loads(trainer.griptrack("show", saved, "--protocol", "repeaters 3x 7:3 @80%",
-                                                     "--max-kg", "25", "--json"))["protocol_match"]
+                shown = json.loads(trainer.griptrack("show", saved, "--json"))["protocol_match"]
                 assert shown["done"] == 3 and shown["missed"] == 0, shown
                 engine = sum(rep["in_band_percent"] for rep in shown["reps"]) / len(shown["reps"])
                 assert abs(engine - in_band * 100) < 1, (engine, in_band, shown)

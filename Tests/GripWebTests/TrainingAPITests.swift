@@ -57,6 +57,30 @@ struct TrainingAPITests {
         try await web.stop()
     }
 
+    @Test("POST /api/record with a protocol stores it with the recording; bad notation or a lone max is a 400")
+    func recordStoresTheProtocol() async throws {
+        let web = try await WebHarness()
+        let watch = ["Authorization": "Bearer " + (try await web.token("watch", name: "screen"))]
+        let record = ["Authorization": "Bearer " + (try await web.token("record", name: "coach"))]
+        let bad = try await web.request("POST", "/api/record", headers: record, body: #"{"protocol":"repeaters 6x 7:x"}"#)
+        #expect(bad.status == 400)
+        #expect(bad.json?["error"] as? String == #"protocol "repeaters 6x 7:x": column 14: "7:x" is not work:rest; write seconds, e.g. 7:3"#)
+        let lone = try await web.request("POST", "/api/record", headers: record, body: #"{"protocol_max_kg":27}"#)
+        #expect(lone.status == 400)
+        let stream = try HTTPTestClient(port: web.port)
+        stream.send("GET", "/api/events", headers: watch)  // the replay waits for a watcher
+        let started = try await web.request(
+            "POST", "/api/record", headers: record, body: #"{"hand":"right","protocol":"Repeaters","protocol_max_kg":27}"#)
+        #expect(started.status == 200, "\(started.body)")
+        let id = try #require(started.json?["id"] as? Int, "\(started.body)")
+        #expect(try await web.request("POST", "/api/stop", headers: record, body: "{}").status == 200)
+        let shown = try await web.request("GET", "/api/recordings/\(id)", headers: watch)
+        let recording = try #require(shown.json?["recording"] as? [String: Any], "\(shown.body)")
+        #expect(recording["protocol"] as? String == "repeaters 6x 7:3 @80%")
+        #expect(recording["protocol_max_kg"] as? Double == 27)
+        try await web.stop()
+    }
+
     @Test("the phases the page looks up are ProtocolCue's, at every tenth of a second of every built-in")
     func phasesAgreeWithTheCue() throws {
         for builtIn in BuiltInProtocols.all + [("alternating", "max 2x 3s rest 4s alternate"), ("short rest", "repeaters 3x 7:0")] {

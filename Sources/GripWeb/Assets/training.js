@@ -115,7 +115,10 @@ const training = {
       const label = `protocol ${plan.notation}`.slice(0, 200);
       const outcome = document.getElementById("outcome");
       try {
-        const reply = await griptrack.api("/api/record", { hand, label });
+        const max = parseFloat(document.getElementById("max-kg").value);
+        const reply = await griptrack.api("/api/record", {
+          hand, label, protocol: plan.notation, protocol_max_kg: max > 0 ? max : undefined,
+        });
         if (reply.event === "started" && reply.saving) training.run.recording = reply.id;
         outcome.textContent = reply.event === "started"
           ? (reply.saving ? `Recording #${reply.id}` : "Recording live only") + ` (${label})` : reply.reason;
