@@ -204,7 +204,7 @@ var package = Package(
                 // The app's pages, script and style, compiled into the binary (docs/web.md, "Assets").
                 .embedInCode("Assets/index.html"), .embedInCode("Assets/history.html"),
                 .embedInCode("Assets/app.css"), .embedInCode("Assets/live.js"), .embedInCode("Assets/history.js"),
-                .embedInCode("Assets/common.js"),
+                .embedInCode("Assets/common.js"), .embedInCode("Assets/training.js"),
             ],
             swiftSettings: strictSwift
         ),

@@ -69,6 +69,34 @@ enum DaemonLink {
     }
 }
 
+extension DaemonLink {
+    /// Sends `requests` one after another on one fresh connection and returns the daemon's greeting and each reply
+    /// (the first line of its class, or an `ERROR`), then closes it.
+    /// - Throws: `WebError.daemonUnavailable`, `.daemonClosed`.
+    static func exchange(path: String, _ requests: [DaemonRequest]) async throws -> (version: ByteBuffer?, replies: [ByteBuffer]) {
+        let channel = try await connect(path: path)
+        return try await channel.executeThenClose { inbound, outbound in
+            var lines = inbound.makeAsyncIterator()
+            var version: ByteBuffer?
+            var replies: [ByteBuffer] = []
+            for request in requests {
+                try await outbound.write(ByteBuffer(string: request.line))
+                var reply: ByteBuffer?
+                while reply == nil, let line = try await lines.next() {
+                    switch lineClass(line) {
+                    case "VERSION"?: version = line
+                    case request.className?, "ERROR"?: reply = line
+                    default: continue
+                    }
+                }
+                guard let reply else { throw WebError.daemonClosed }
+                replies.append(reply)
+            }
+            return (version, replies)
+        }
+    }
+}
+
 /// Splits the daemon's byte stream into lines (without the newline).
 struct LineSplitter: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer

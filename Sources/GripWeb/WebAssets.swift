@@ -11,6 +11,7 @@ enum WebAssets {
         "common.js": (PackageResources.common_js, "text/javascript; charset=utf-8"),
         "live.js": (PackageResources.live_js, "text/javascript; charset=utf-8"),
         "history.js": (PackageResources.history_js, "text/javascript; charset=utf-8"),
+        "training.js": (PackageResources.training_js, "text/javascript; charset=utf-8"),
     ]
 
     /// The asset called `name`, or nil (404) for any other name.

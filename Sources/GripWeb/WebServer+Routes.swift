@@ -33,7 +33,7 @@ extension WebServer {
                 guard let number = Int(text), number >= 1 else { throw WebError.badRequest("limit must be a whole number ≥ 1, got \(text)") }
                 limit = number
             }
-            return try await self.forward(.list(limit: limit))
+            return try await self.recordings(limit: limit ?? Self.listPageSize)
         }
         router.get("/api/recordings/:id") { request, context in
             _ = try self.authenticator.require(.watch, request)
@@ -43,6 +43,14 @@ extension WebServer {
         router.get("/api/recordings/:id/samples") { request, context in
             _ = try self.authenticator.require(.watch, request)
             return try await self.samples(of: try Self.recordingID(context))
+        }
+        router.get("/api/protocols") { request, _ in
+            _ = try self.authenticator.require(.watch, request)
+            return try Self.document(BuiltInProtocolsJSON())
+        }
+        router.get("/api/protocols/plan") { request, _ in
+            _ = try self.authenticator.require(.watch, request)
+            return try Self.protocolPlan(request)
         }
         router.get("/api/events") { request, context in try await self.events(request, context) }
         if let metrics {
@@ -58,7 +66,7 @@ extension WebServer {
             _ = try self.authenticator.require(.record, request)
             let fields = try await Self.jsonBody(request)
             var texts: [String: String] = [:]
-            for key in ["hand", "label"] {
+            for key in ["hand", "label", "protocol"] {
                 guard let value = fields[key] else { continue }
                 guard let text = value as? String else { throw WebError.badRequest("\(key) must be a string") }
                 if !text.isEmpty { texts[key] = text }
@@ -68,8 +76,9 @@ extension WebServer {
                 guard let flag = value as? Bool else { throw WebError.badRequest("save must be true or false") }
                 save = flag
             }
+            let run = try Self.protocolRun(texts["protocol"], maxKg: fields["protocol_max_kg"])
             switch DaemonRequest.record(hand: texts["hand"], label: texts["label"], save: save) {
-            case .success(let record): return try await self.command(record)
+            case .success(let record): return try await self.record(record, storing: run)
             case .failure(let problem): throw WebError.badRequest(problem.message)
             }
         }
@@ -171,6 +180,13 @@ extension WebServer {
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// An API document written by ``JSONOutput``, as the CLI's `--json` writes its own.
+    static func document(_ value: some Encodable) throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONOutput.document(value))))
     }
 
     // MARK: - Helpers

@@ -44,7 +44,20 @@ const griptrack = {
 
   kg(value) { return value === undefined || value === null ? "–" : value.toFixed(1); },
   seconds(value) { return value === undefined || value === null ? "–" : value.toFixed(2); },
-  date(seconds) { return new Date(seconds * 1000).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }); },
+  // A date as the API writes it: ISO 8601 text (/api/recordings, as `list --json`) or seconds since 1970 (the daemon's
+  // lines that /api/recordings/{id} forwards).
+  date(value) {
+    const date = typeof value === "string" ? new Date(value) : new Date(value * 1000);
+    return date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  },
+
+  // Who pulled and how, where set: "left hand · half crimp · 20 mm · Ana · 61.5 kg body weight".
+  setup(recording) {
+    return [
+      recording.hand ? `${recording.hand} hand` : null, recording.grip, recording.edge_mm === undefined ? null : `${recording.edge_mm} mm`,
+      recording.athlete, recording.body_weight_kg === undefined ? null : `${recording.body_weight_kg} kg body weight`,
+    ].filter((part) => part !== null && part !== undefined && part !== "").join(" · ");
+  },
 
   cell(row, text, attributes) {
     const cell = row.insertCell();

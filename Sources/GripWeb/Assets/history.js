@@ -15,7 +15,7 @@ const historyPage = {
   },
 
   async list() {
-    const reply = await griptrack.api("/api/recordings");
+    const [reply, plan] = await Promise.all([griptrack.api("/api/recordings"), griptrack.api("/api/plan")]);
     document.getElementById("list").hidden = false;
     const body = document.getElementById("recordings");
     for (const recording of reply.recordings) {
@@ -26,20 +26,22 @@ const historyPage = {
       link.textContent = String(recording.id);
       row.insertCell().append(link);
       griptrack.cell(row, griptrack.date(recording.started_at));
-      griptrack.cell(row, recording.ended_at ? `${Math.round(recording.ended_at - recording.started_at)} s` : "–");
+      const length = recording.ended_at ? (new Date(recording.ended_at) - new Date(recording.started_at)) / 1000 : null;
+      griptrack.cell(row, length === null ? "–" : `${Math.round(length)} s`);
       griptrack.cell(row, String(recording.efforts));
       griptrack.cell(row, griptrack.kg(recording.max_kg));
       griptrack.cell(row, griptrack.kg(recording.avg_kg));
-      griptrack.cell(row, [recording.hand, recording.label].filter(Boolean).join(", "));
+      griptrack.cell(row, griptrack.setup(recording), { class: "setup" });
+      griptrack.cell(row, recording.label || "", { class: "label" });
     }
     const notes = [];
     if (!reply.recordings.length) notes.push("No recordings stored yet.");
     if (reply.hidden > 0) {
-      notes.push(reply.pro
+      notes.push(plan.pro
         ? `${reply.hidden} older recordings are not shown.`
-        : `${reply.hidden} older recordings are hidden: the free plan shows the last ${reply.limit}. They are kept, not deleted; Pro shows them again, with trends and comparisons.`);
-    } else if (!reply.pro) {
-      notes.push(`Free: ${reply.stored} of ${reply.limit} stored. Pro keeps every recording and adds trends, comparisons and downloads.`);
+        : `${reply.hidden} older recordings are hidden: the free plan shows the last ${plan.limit}. They are kept, not deleted; Pro shows them again, with trends and comparisons.`);
+    } else if (!plan.pro) {
+      notes.push(`Free: ${plan.stored} of ${plan.limit} stored. Pro keeps every recording and adds trends, comparisons and downloads.`);
     }
     document.getElementById("hidden-note").textContent = notes.join(" ");
   },
@@ -50,9 +52,12 @@ const historyPage = {
     document.getElementById("one").hidden = false;
     document.getElementById("title").textContent = `Recording ${recording.id}`;
     document.getElementById("summary").textContent = [
-      griptrack.date(recording.started_at), recording.device, recording.hand, recording.label,
+      griptrack.date(recording.started_at), recording.device, recording.label,
       `${recording.efforts} efforts`, recording.max_kg === undefined ? null : `max ${griptrack.kg(recording.max_kg)} kg`,
     ].filter(Boolean).join(" · ");
+    const setup = document.getElementById("setup");
+    setup.textContent = griptrack.setup(recording);
+    setup.hidden = !setup.textContent;
     const body = document.getElementById("effort-rows");
     for (const effort of reply.efforts) {
       const row = body.insertRow();

@@ -1,5 +1,6 @@
 // The live page: force and peak in large type, the last 30 s as a scrolling canvas trace, efforts as they end,
-// device and recorder state, and (role record) start/stop/tare. Fed by /api/events (Server-Sent Events).
+// device and recorder state, (role record) start/stop/tare, and a training protocol run (training.js). Fed by
+// /api/events (Server-Sent Events).
 "use strict";
 
 const WINDOW_S = 30;
@@ -20,6 +21,7 @@ class Trace {
     this.frames = 0;
     this.drawMs = 0;
     this.scheduled = false;
+    this.band = null;           // [low, high] kg shaded behind the trace (a protocol's target band), or null
     new ResizeObserver(() => this.resize()).observe(trace);
     this.resize();
   }
@@ -51,6 +53,14 @@ class Trace {
     this.schedule();
   }
 
+  // The target band to shade, or null; the scale grows to show it whole.
+  setBand(band) {
+    this.band = band;
+    if (band) this.top = Math.max(this.top, Math.ceil(band[1] * 1.25 / 5) * 5);
+    this.full = true;
+    this.schedule();
+  }
+
   reset() {
     this.samples = [];
     this.pending = [];
@@ -79,6 +89,12 @@ class Trace {
     const context = this.grid.getContext("2d");
     const style = getComputedStyle(document.documentElement);
     context.clearRect(0, 0, this.grid.width, this.grid.height);
+    if (this.band) {
+      context.fillStyle = style.getPropertyValue("--band");
+      const high = this.grid.height - this.band[1] / this.top * this.grid.height;
+      const low = this.grid.height - this.band[0] / this.top * this.grid.height;
+      context.fillRect(0, high, this.grid.width, low - high);
+    }
     context.strokeStyle = style.getPropertyValue("--grid");
     context.fillStyle = style.getPropertyValue("--muted");
     context.font = `${12 * (window.devicePixelRatio || 1)}px system-ui`;
@@ -97,7 +113,10 @@ class Trace {
   draw() {
     if (!this.pending.length && !this.full) return;
     const newest = this.pending.length ? this.pending[this.pending.length - 1][0] : this.end;
-    if (newest === null) return;
+    if (newest === null) {
+      if (this.full) this.drawGrid();
+      return;
+    }
     const context = this.context;
     const previousEnd = this.end;
     this.end = newest;
@@ -146,6 +165,7 @@ const live = {
     if (!session) return live.setLink("lost", "not paired");
     live.role = session.role;
     if (session.role === "record" || session.role === "admin") live.enableControls();
+    training.setup(session);
     await live.refreshStatus();
     live.connect();
     document.addEventListener("visibilitychange", () => live.keepAwake());
@@ -175,6 +195,7 @@ const live = {
   samples(line) {
     if (!line.kg.length) return;
     live.trace.add(line.t, line.kg);
+    training.samples(line);
     const current = line.kg[line.kg.length - 1];
     const force = document.getElementById("force");
     force.textContent = griptrack.kg(current);
@@ -186,6 +207,7 @@ const live = {
   },
 
   effort(line) {
+    training.effort(line);
     if (line.event !== "end") return;
     const row = document.getElementById("efforts").insertRow(0);
     row.className = "effort";

@@ -114,15 +114,9 @@ extension CLIExit {
     }
 }
 
-/// Writes JSON (sorted keys, snake_case, pretty) to stdout.
+/// Writes JSON (sorted keys, snake_case, pretty) to stdout, with the encoder the web app's API documents use.
 func printJSON(_ value: some Encodable) throws {
-    let encoder = JSONEncoder()
-    encoder.keyEncodingStrategy = .convertToSnakeCase
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    var data = try encoder.encode(value)
-    data.append(0x0A)
-    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(try JSONOutput.document(value))
 }
 
 /// Who is running the command, for the audit log.

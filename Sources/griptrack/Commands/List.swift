@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripAnalysis
+import GripProtocol
 import GripStore
 import GripSync
 
@@ -137,49 +138,15 @@ extension Griptrack {
     }
 }
 
-/// `griptrack list --json`.
-struct ListJSON: Encodable {
-    struct Item: Encodable {
-        var id: Int64
-        var uuid: String
-        var startedAt: Date
-        var endedAt: Date?
-        var device: String
-        var profile: String
-        var hand: String?
-        var label: String?
-        var state: String
-        var efforts: Int
-        var samples: Int
-        var maxKg: Float?
-        var avgKg: Float?
-        var athlete: String? = nil
-        var grip: String? = nil
-        var edgeMm: Double? = nil
-        var bodyWeightKg: Double? = nil
-        /// The protocol the recording ran (notation), and the max its band was a percentage of.
-        var `protocol`: String? = nil
-        var protocolMaxKg: Double? = nil
-    }
+/// `griptrack list --json`: the shape `GET /api/recordings` serves too, so it lives in GripProtocol.
+typealias ListJSON = RecordingListJSON
 
-    struct Damaged: Encodable {
-        var id: Int64?
-        var reason: String
-    }
-
-    var recordings: [Item]
-    /// Rows that cannot be read, with why (every other row is listed).
-    var damaged: [Damaged]
-    var hidden: Int
-    var plan: String
-    var database: DatabaseChoice
-
+extension ListJSON {
     init(list: RecordingList, plan: Plan, database: DatabaseChoice) {
-        recordings = list.visible.map(Item.init)
-        damaged = list.damaged.map { Damaged(id: $0.id, reason: $0.reason) }
-        hidden = list.hiddenCount
-        self.plan = plan.tier
-        self.database = database
+        self.init(
+            recordings: list.visible.map(Item.init), damaged: list.damaged.map { Damaged(id: $0.id, reason: $0.reason) },
+            hidden: list.hiddenCount, plan: plan.tier,
+            database: Database(kind: database.kind.rawValue, path: database.path, socket: database.socket))
     }
 }
 
