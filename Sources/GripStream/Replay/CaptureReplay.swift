@@ -109,6 +109,16 @@ public enum CaptureReplay {
     }
 
     /// The consumer, for the chosen profile: pops, decodes and segments until the end-of-stream entry.
+    ///
+    /// One copy per profile, as the daemon's consumer has (`PipelineService.consume`): the profile is chosen at run
+    /// time, so the generic body asked the runtime for `ForceStreamProcessor<Profile>`'s metadata, a hash-table
+    /// lookup, for every ring entry. The generic body stays for a profile not listed here.
+    @_specialize(exported: false, where Profile == TindeqProgressor)
+    @_specialize(exported: false, where Profile == PitchSixForceBoard)
+    @_specialize(exported: false, where Profile == Entralpi)
+    @_specialize(exported: false, where Profile == WeightScale)
+    @_specialize(exported: false, where Profile == WeihengWHC06)
+    @_specialize(exported: false, where Profile == FrezDyno)
     private static func consume<Profile: DeviceProfile>(
         ring: NotificationRing, profile: Profile, choice: ForceHandleChoice, options: ReplayOptions,
         verdict: ProducerVerdict, timedObserver: ((StreamOutput, _ hostMicros: Int64) -> Void)?
