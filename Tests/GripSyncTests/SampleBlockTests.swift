@@ -1,6 +1,7 @@
 import Foundation
 import GripStore
 import GripTestSupport
+import Logging
 import PostgresNIO
 import Testing
 
@@ -76,27 +77,7 @@ struct SampleBlockTests {
         // What griptrack before migration 6 wrote: one row per chunk.
         try await pi.client.withConnection(migrating: false) { connection throws(SyncError) in
             do {
-                _ = try await ServerSchema.migrate(connection, upTo: 5, logger: logger)
-                try await connection.query(
-                    "INSERT INTO devices (account, device_name) VALUES ('crag-gym', 'pi-gym')", logger: logger)
-                for uuid in Set(local.map(\.uuid)) {
-                    try await connection.query(
-                        """
-                        INSERT INTO recordings (uuid, account, device_name, started_at, device, profile, state,
-                                                sample_count, effort_count, updated_at)
-                        VALUES (\(uuid), 'crag-gym', 'pi-gym', now(), 'F4', 'Tindeq Progressor', 'complete', 0, 0,
-                                '2000-01-01T00:00:00Z')
-                        """, logger: logger)
-                }
-                for (uuid, chunk) in local {
-                    try await connection.query(
-                        """
-                        INSERT INTO sample_chunks
-                            (recording_uuid, sequence, encoding, first_micros, sample_count, samples)
-                        VALUES (\(uuid), \(Int32(chunk.sequence)), \(Int16(chunk.encoding)), \(chunk.firstMicros),
-                                \(Int32(chunk.sampleCount)), \(ByteBuffer(bytes: chunk.bytes)))
-                        """, logger: logger)
-                }
+                try await Self.makeSchema5Server(with: local, on: connection, logger: logger)
             } catch {
                 throw SyncError(error, operation: "make a schema 5 server")
             }
@@ -113,5 +94,31 @@ struct SampleBlockTests {
         try await pi.push()
         #expect(try await pi.client.count("SELECT count(*) FROM sample_blocks") == 3)
         #expect(SyncFixtures.checksum(try await pi.client.serverChunks()) == SyncFixtures.checksum(local))
+    }
+
+    /// Migrations 1 to 5, and `chunks` as their recordings' rows and chunk rows.
+    static func makeSchema5Server(
+        with chunks: [(uuid: UUID, chunk: RawSampleChunk)], on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        _ = try await ServerSchema.migrate(connection, upTo: 5, logger: logger)
+        try await connection.query(
+            "INSERT INTO devices (account, device_name) VALUES (\("crag-gym"), \("pi-gym"))", logger: logger)
+        for uuid in Set(chunks.map(\.uuid)) {
+            try await connection.query(
+                """
+                INSERT INTO recordings (uuid, account, device_name, started_at, device, profile, state,
+                                        sample_count, effort_count, updated_at)
+                VALUES (\(uuid), 'crag-gym', 'pi-gym', now(), 'F4', 'Tindeq Progressor', 'complete', 0, 0,
+                        '2000-01-01T00:00:00Z')
+                """, logger: logger)
+        }
+        for (uuid, chunk) in chunks {
+            try await connection.query(
+                """
+                INSERT INTO sample_chunks (recording_uuid, sequence, encoding, first_micros, sample_count, samples)
+                VALUES (\(uuid), \(Int32(chunk.sequence)), \(Int16(chunk.encoding)), \(chunk.firstMicros),
+                        \(Int32(chunk.sampleCount)), \(ByteBuffer(bytes: chunk.bytes)))
+                """, logger: logger)
+        }
     }
 }
