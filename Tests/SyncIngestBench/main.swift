@@ -5,7 +5,8 @@
 //   sync-ingest-bench ingest DEVICES MINUTES   DEVICES simulated Pis, each with MINUTES of recording at 80 Hz stored
 //                                              through `saveRecording`, pushed 8 at a time (as a server would see a
 //                                              fleet): samples/s over the wall time of the pushes, and bytes per
-//                                              sample of the samples' table on the server (heap, TOAST and indexes)
+//                                              sample of the samples' table on the server (in all, and its heap,
+//                                              TOAST and indexes apart)
 //   sync-ingest-bench catchup                  one Pi, seven hour-long sessions, pushed from scratch
 //   sync-ingest-bench latency                  a 10 s recording finished, pushed and visible in `list --everywhere`,
 //                                              50 times: p50 and p99
@@ -137,11 +138,21 @@ enum Bench {
             ? "sample_blocks" : "sample_chunks"
         let bytes = try await number(cluster, "SELECT pg_total_relation_size('\(samplesTable)')")
         let blob = try await number(cluster, "SELECT sum(octet_length(samples)) FROM \(samplesTable)")
+        // Where the bytes go: the table's own pages, its TOAST table with the TOAST index, and its other indexes.
+        let heap = try await number(cluster, "SELECT pg_relation_size('\(samplesTable)')")
+        let toast = try await number(
+            cluster,
+            "SELECT coalesce(sum(pg_total_relation_size(reltoastrelid)), 0) FROM pg_class "
+                + "WHERE oid = '\(samplesTable)'::regclass AND reltoastrelid <> 0")
+        let indexes = try await number(cluster, "SELECT pg_indexes_size('\(samplesTable)')")
         print(
             "BENCH ingest devices=\(devices) minutes=\(minutes) samples=\(total) seconds="
                 + String(format: "%.3f", elapsed) + " samples_per_s=" + String(format: "%.0f", Double(total) / elapsed)
                 + " server_bytes_per_sample=" + String(format: "%.2f", bytes / Double(total))
-                + " blob_bytes_per_sample=" + String(format: "%.2f", blob / Double(total)))
+                + " blob_bytes_per_sample=" + String(format: "%.2f", blob / Double(total))
+                + " heap_bytes_per_sample=" + String(format: "%.2f", heap / Double(total))
+                + " toast_bytes_per_sample=" + String(format: "%.2f", toast / Double(total))
+                + " index_bytes_per_sample=" + String(format: "%.2f", indexes / Double(total)))
     }
 
     static func catchUp() async throws {
