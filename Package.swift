@@ -362,6 +362,22 @@ var package = Package(
     ]
 )
 
+// The sync ingest benchmark (docs/sync.md, "Measured"), only with GRIPTRACK_BENCH_SYNC=1 (`scripts/bench-sync`): an
+// executable, so it runs in a release build without the test runner, and the default build never compiles it.
+if Context.environment["GRIPTRACK_BENCH_SYNC"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "sync-ingest-bench",
+            dependencies: [
+                "GripSync", "GripStore", "GripEntitlements", "GripAnalysis", "GripTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/SyncIngestBench",
+            swiftSettings: strictSwift))
+}
+
 // The libFuzzer harnesses (Fuzz/, one executable per parser; docs/fuzzing.md), only in a GRIPTRACK_FUZZ=1 build:
 // they link libFuzzer's driver, which a normal build does not have. lld links them: Debian's gold fails on
 // libFuzzer's objects ("internal error in format_file_lineno").

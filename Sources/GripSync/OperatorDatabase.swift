@@ -191,11 +191,12 @@ public struct OperatorDatabase: Sendable {
             """,
             """
             GRANT SELECT, INSERT, UPDATE, DELETE
-            ON devices, recordings, efforts, sample_chunks, tombstones, subscription_state, subscription_events
+            ON devices, recordings, efforts, sample_blocks, tombstones, subscription_state, subscription_events
             TO griptrack_account
             """,
             """
-            GRANT SELECT ON accounts, appstore_notifications, account_grants, griptrack_schema, dashboard_accounts
+            GRANT SELECT
+            ON sample_chunks, accounts, appstore_notifications, account_grants, griptrack_schema, dashboard_accounts
             TO griptrack_account
             """,
             "GRANT SELECT ON referral_codes, referrals, offer_codes TO griptrack_account",

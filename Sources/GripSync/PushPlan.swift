@@ -61,7 +61,7 @@ struct PushPlan: Sendable {
                 // Gone since: deleted after these rows were written; its tombstone is in a later batch.
                 guard let recording = try store.syncRecording(uuid: uuid) else { continue }
                 var chunks: [RawSampleChunk] = []
-                for range in Self.merged(ranges[uuid] ?? []) {
+                for range in Self.blocks(covering: ranges[uuid] ?? [], chunkCount: recording.chunkCount) {
                     chunks += try store.rawChunks(of: uuid, sequences: range)
                 }
                 items.append(.recording(recording, chunks: chunks, updatedAt: latest[uuid] ?? Date()))
@@ -71,6 +71,23 @@ struct PushPlan: Sendable {
         }
         for rest in entitlements[nextEntitlement...] { items.append(.entitlement(rest.change, at: rest.at)) }
         self.items = items
+    }
+
+    /// The server rows (blocks of ``ServerWrites/chunksPerBlock`` chunks) that hold the named chunks, as ranges of
+    /// chunk sequences within the recording's `chunkCount`, joined and in order. A block is written whole, so a
+    /// chunk is sent with the rest of its block. The block the count ends in is always among them: when the
+    /// device trimmed its tail, that block is the one that still holds chunks the device no longer has.
+    static func blocks(covering ranges: [ClosedRange<Int>], chunkCount: Int) -> [ClosedRange<Int>] {
+        guard chunkCount > 0 else { return [] }
+        let size = ServerWrites.chunksPerBlock
+        var aligned: [ClosedRange<Int>] = []
+        for range in ranges where range.lowerBound < chunkCount {
+            let lower = max(0, range.lowerBound) / size * size
+            let upper = min(range.upperBound / size * size + size, chunkCount) - 1
+            aligned.append(lower...upper)
+        }
+        aligned.append((chunkCount - 1) / size * size...chunkCount - 1)
+        return merged(aligned)
     }
 
     /// Overlapping or adjacent ranges joined, in order.

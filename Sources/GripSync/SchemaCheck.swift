@@ -16,7 +16,7 @@ struct SchemaCheck: Sendable, Equatable {
     /// Table → primary key columns, in key order (the upserts' ON CONFLICT targets need them).
     var primaryKeys: [String: [String]]
 
-    /// What migration 1 creates: the tables griptrack writes and reads, each column and key.
+    /// What the migrations create: the tables griptrack writes and reads, each column and key.
     static let expected = SchemaCheck(
         columns: [
             "devices": table([
@@ -39,9 +39,11 @@ struct SchemaCheck: Sendable, Equatable {
                 ("impulse_kg_s", "double precision", true), ("baseline_kg", "double precision", true),
                 ("is_open_start", "boolean", true), ("is_open", "boolean", true),
             ]),
-            "sample_chunks": table([
-                ("recording_uuid", "uuid", true), ("sequence", "integer", true), ("encoding", "smallint", true),
-                ("first_micros", "bigint", true), ("sample_count", "integer", true), ("samples", "bytea", true),
+            // Since migration 6; `sample_chunks` is a view over it, which the pushes never write.
+            "sample_blocks": table([
+                ("recording_uuid", "uuid", true), ("first_sequence", "integer", true),
+                ("encodings", "smallint[]", true), ("first_micros", "bigint[]", true),
+                ("sample_counts", "integer[]", true), ("byte_counts", "integer[]", true), ("samples", "bytea", true),
             ]),
             "tombstones": table([
                 ("uuid", "uuid", true), ("account", "text", true), ("device_name", "text", true),
@@ -88,7 +90,7 @@ struct SchemaCheck: Sendable, Equatable {
         ],
         primaryKeys: [
             "devices": ["account", "device_name"], "recordings": ["uuid"],
-            "efforts": ["recording_uuid", "effort_index"], "sample_chunks": ["recording_uuid", "sequence"],
+            "efforts": ["recording_uuid", "effort_index"], "sample_blocks": ["recording_uuid", "first_sequence"],
             "tombstones": ["uuid"], "subscription_state": ["account", "device_name"],
             "subscription_events": ["event_id"], "accounts": ["account"],
             "appstore_notifications": ["notification_uuid"], "account_grants": ["statement_id"],

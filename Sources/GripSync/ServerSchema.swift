@@ -269,6 +269,67 @@ enum ServerSchema {
             """,
             "REVOKE ALL ON FUNCTION griptrack_redeem_referral(text) FROM PUBLIC",
         ]),
+        // A recording's samples in blocks of 120 consecutive chunks (``ServerWrites/chunksPerBlock``), one row each
+        // (docs/sync.md, "Samples on the server"): a row per 0.5 s chunk cost more in tuple header, key and index
+        // entry than its samples did. A block keeps each chunk's bytes unchanged, concatenated, with the chunk's
+        // codec, first µs, sample count and byte count in arrays, so `sample_chunks` (now a view) gives back the
+        // same chunks. Its first sequence is a multiple of the block size, so a re-sent block replaces the same row.
+        // The bytes are stored out of line without compression: the store's codec already compressed them, and
+        // compressing them again would cost every insert a try that does not pay.
+        (6, "sample chunks stored in blocks", [
+            """
+            CREATE TABLE sample_blocks (
+                recording_uuid uuid NOT NULL REFERENCES recordings (uuid) ON DELETE CASCADE,
+                first_sequence integer NOT NULL,
+                encodings smallint[] NOT NULL,
+                first_micros bigint[] NOT NULL,
+                sample_counts integer[] NOT NULL,
+                byte_counts integer[] NOT NULL,
+                samples bytea NOT NULL,
+                PRIMARY KEY (recording_uuid, first_sequence)
+            )
+            """,
+            "ALTER TABLE sample_blocks ALTER samples SET STORAGE EXTERNAL",
+            // Every chunk already on the server, in the blocks this griptrack writes.
+            """
+            INSERT INTO sample_blocks
+                (recording_uuid, first_sequence, encodings, first_micros, sample_counts, byte_counts, samples)
+            SELECT recording_uuid, sequence / 120 * 120,
+                   array_agg(encoding ORDER BY sequence), array_agg(first_micros ORDER BY sequence),
+                   array_agg(sample_count ORDER BY sequence), array_agg(octet_length(samples) ORDER BY sequence),
+                   string_agg(samples, ''::bytea ORDER BY sequence)
+            FROM sample_chunks
+            GROUP BY recording_uuid, sequence / 120
+            """,
+            "DROP TABLE sample_chunks",
+            // The chunks as they were (a dashboard's, `show --everywhere`'s and the tests' reads): the chunks of a
+            // block are consecutive, so the n-th is first_sequence + n - 1. security_invoker: an account's role
+            // sees through it only the blocks its row-level security lets it see.
+            """
+            CREATE VIEW sample_chunks WITH (security_invoker = true) AS
+            SELECT b.recording_uuid, b.first_sequence + c.position::integer - 1 AS sequence, c.encoding,
+                   c.first_micros, c.sample_count,
+                   substring(b.samples FROM (c.byte_end - c.byte_count + 1)::integer FOR c.byte_count) AS samples
+            FROM sample_blocks b
+            CROSS JOIN LATERAL (
+                SELECT u.position, u.encoding, u.first_micros, u.sample_count, u.byte_count,
+                       sum(u.byte_count) OVER (ORDER BY u.position) AS byte_end
+                FROM unnest(b.encodings, b.first_micros, b.sample_counts, b.byte_counts)
+                    WITH ORDINALITY AS u (encoding, first_micros, sample_count, byte_count, position)
+            ) c
+            """,
+            "ALTER TABLE sample_blocks ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY account_rows ON sample_blocks USING (EXISTS (SELECT 1 FROM recordings WHERE recordings.uuid = recording_uuid))",
+            // Account roles made before this migration had their rights on the old table (OperatorDatabase).
+            """
+            DO $$ BEGIN
+                IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'griptrack_account') THEN
+                    GRANT SELECT, INSERT, UPDATE, DELETE ON sample_blocks TO griptrack_account;
+                    GRANT SELECT ON sample_chunks TO griptrack_account;
+                END IF;
+            END $$
+            """,
+        ]),
     ]
 
     /// The newest version this griptrack knows.
@@ -276,11 +337,15 @@ enum ServerSchema {
 
     /// Brings the server's schema to ``currentVersion``, under the advisory lock.
     ///
+    /// - Parameter version: The version to stop at; a test sets an earlier one to make a server an older
+    ///   griptrack made.
     /// - Returns: The versions this call applied (empty when another client had already done it).
     /// - Throws: ``SyncError/serverSchemaNewer(serverVersion:knownVersion:)`` (inside a `PostgresTransactionError`)
     ///   or what postgres-nio threw, unmapped: the caller (``SyncClient/prepare(_:)``) tells a lock timeout apart.
     @discardableResult
-    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+    static func migrate(
+        _ connection: PostgresConnection, upTo version: Int = currentVersion, logger: Logger
+    ) async throws -> [Int] {
         let applied = try await connection.withTransaction(logger: logger) { connection in
             // Taken first: CREATE TABLE IF NOT EXISTS alone is not safe against a concurrent creator.
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
@@ -309,7 +374,7 @@ enum ServerSchema {
                 throw SyncError.serverSchemaNewer(serverVersion: newest, knownVersion: currentVersion)
             }
             var applied: [Int] = []
-            for migration in migrations where !done.contains(migration.version) {
+            for migration in migrations where !done.contains(migration.version) && migration.version <= version {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

@@ -6,8 +6,21 @@ import PostgresNIO
 /// The idempotent statements a push runs inside its transaction (docs/sync.md, "Guarantees"): applying the same
 /// plan twice leaves the server as applying it once.
 enum ServerWrites {
-    /// Chunks per INSERT (a bytea[] of 2,000 chunks of 0.5 s at 80 Hz is about 0.5 MB).
-    static let chunksPerStatement = 2_000
+    /// Chunks per server row (`sample_blocks`, server migration 6): a block's first sequence is a multiple of it,
+    /// so every griptrack writing to one server cuts the same blocks, and a block re-sent replaces its own row. Fixed
+    /// by the schema (the migration copies the old rows into blocks of this size): a change is a new migration.
+    static let chunksPerBlock = 120
+
+    /// A block whose chunks are not consecutive from its first sequence: the store keeps chunks without gaps
+    /// (``SyncRecording/chunkCount``), so this is a damaged store, and nothing of the batch is written.
+    struct BlockGap: Error, CustomStringConvertible {
+        var uuid: UUID
+        var sequence: Int
+        var description: String {
+            "the local store has no sample chunk \(sequence) of recording \(uuid) but has later ones; "
+                + "run `griptrack doctor`"
+        }
+    }
 
     /// A recording the batch could not write because the server holds its UUID under another account.
     struct Conflict: Sendable, Equatable {
@@ -43,12 +56,15 @@ enum ServerWrites {
                     continue
                 }
                 try await replaceEfforts(recording, on: connection, logger: logger)
-                try await insertChunks(chunks, of: recording.row.uuid, on: connection, logger: logger)
-                // Chunks beyond the device's count were cut off there since (a trimmed tail): drop them here too.
+                try await upsertBlocks(chunks, of: recording.row.uuid, on: connection, logger: logger)
+                // Chunks beyond the device's count were cut off there since (a trimmed tail): drop the blocks that
+                // hold only those here too. The block the count ends in is always in the plan (PushPlan), and
+                // replacing it drops the rest.
                 try await connection.query(
                     """
-                    DELETE FROM sample_chunks
-                    WHERE recording_uuid = \(recording.row.uuid) AND sequence >= \(Int32(clamping: recording.chunkCount))
+                    DELETE FROM sample_blocks
+                    WHERE recording_uuid = \(recording.row.uuid)
+                      AND first_sequence >= \(Int32(clamping: recording.chunkCount))
                     """, logger: logger)
             case .tombstone(let uuid, let deletedAt):
                 try await connection.query(
@@ -144,30 +160,45 @@ enum ServerWrites {
         }
     }
 
-    /// A chunk already on the server with the same bytes is left alone (a re-sent batch); one whose bytes differ
-    /// was rewritten on the device (a trimmed tail) and is replaced.
-    private static func insertChunks(
+    /// Writes `chunks` (whole blocks, in sequence order: ``PushPlan``) as one row per block. A block already on the
+    /// server with the same chunks is left alone (a re-sent batch); one that differs grew since (a live recording)
+    /// or was rewritten on the device (a trimmed tail) and is replaced.
+    private static func upsertBlocks(
         _ chunks: [RawSampleChunk], of uuid: UUID, on connection: PostgresConnection, logger: Logger
     ) async throws {
         var start = 0
         while start < chunks.count {
-            let group = chunks[start..<min(start + chunksPerStatement, chunks.count)]
-            start += group.count
-            let sequences = group.map { Int32($0.sequence) }
-            let encodings = group.map { Int16($0.encoding) }
-            let firsts = group.map(\.firstMicros)
-            let counts = group.map { Int32($0.sampleCount) }
-            let blobs = group.map { ByteBuffer(bytes: $0.bytes) }
+            let firstSequence = chunks[start].sequence / chunksPerBlock * chunksPerBlock
+            var end = start
+            while end < chunks.count, chunks[end].sequence < firstSequence + chunksPerBlock {
+                guard chunks[end].sequence == firstSequence + (end - start) else {
+                    throw BlockGap(uuid: uuid, sequence: firstSequence + (end - start))
+                }
+                end += 1
+            }
+            let block = chunks[start..<end]
+            start = end
+            var samples = ByteBuffer()
+            samples.reserveCapacity(block.reduce(0) { $0 + $1.bytes.count })
+            for chunk in block { samples.writeBytes(chunk.bytes) }
+            let encodings = block.map { Int16($0.encoding) }
+            let firsts = block.map(\.firstMicros)
+            let counts = block.map { Int32($0.sampleCount) }
+            let lengths = block.map { Int32($0.bytes.count) }
             try await connection.query(
                 """
-                INSERT INTO sample_chunks (recording_uuid, sequence, encoding, first_micros, sample_count, samples)
-                SELECT \(uuid), s, e, f, c, b
-                FROM unnest(\(sequences)::integer[], \(encodings)::smallint[], \(firsts)::bigint[],
-                            \(counts)::integer[], \(blobs)::bytea[]) AS chunk (s, e, f, c, b)
-                ON CONFLICT (recording_uuid, sequence) DO UPDATE SET
-                    encoding = EXCLUDED.encoding, first_micros = EXCLUDED.first_micros,
-                    sample_count = EXCLUDED.sample_count, samples = EXCLUDED.samples
-                WHERE sample_chunks.samples IS DISTINCT FROM EXCLUDED.samples
+                INSERT INTO sample_blocks
+                    (recording_uuid, first_sequence, encodings, first_micros, sample_counts, byte_counts, samples)
+                VALUES (\(uuid), \(Int32(firstSequence)), \(encodings)::smallint[], \(firsts)::bigint[],
+                        \(counts)::integer[], \(lengths)::integer[], \(samples))
+                ON CONFLICT (recording_uuid, first_sequence) DO UPDATE SET
+                    encodings = EXCLUDED.encodings, first_micros = EXCLUDED.first_micros,
+                    sample_counts = EXCLUDED.sample_counts, byte_counts = EXCLUDED.byte_counts,
+                    samples = EXCLUDED.samples
+                WHERE (sample_blocks.encodings, sample_blocks.first_micros, sample_blocks.sample_counts,
+                       sample_blocks.byte_counts, sample_blocks.samples)
+                      IS DISTINCT FROM (EXCLUDED.encodings, EXCLUDED.first_micros, EXCLUDED.sample_counts,
+                                        EXCLUDED.byte_counts, EXCLUDED.samples)
                 """, logger: logger)
         }
     }

@@ -23,7 +23,24 @@ extension SyncClient {
     public func pullAccount(
         into store: RecordingStore, verifier: AppStoreVerifier, context: AccessContext, now: Date
     ) async throws(SyncError) -> AccountPull {
-        let rows = try await accountNotifications()
+        let session = PushSession(client: self)
+        do {
+            let pull = try await pullAccount(into: store, verifier: verifier, context: context, now: now, in: session)
+            await session.close()
+            return pull
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    /// ``pullAccount(into:verifier:context:now:)`` on a push's connection.
+    @discardableResult
+    func pullAccount(
+        into store: RecordingStore, verifier: AppStoreVerifier, context: AccessContext, now: Date,
+        in session: PushSession
+    ) async throws(SyncError) -> AccountPull {
+        let rows = try await accountNotifications(in: session)
         var pull = AccountPull()
         for row in rows {
             do throws(GripStoreError) {
@@ -71,10 +88,26 @@ extension SyncClient {
     /// - Throws: ``SyncError``.
     @discardableResult
     public func pullGrants(into store: RecordingStore, key: OperatorKey, now: Date) async throws(SyncError) -> GrantPull {
+        let session = PushSession(client: self)
+        do {
+            let pull = try await pullGrants(into: store, key: key, now: now, in: session)
+            await session.close()
+            return pull
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    /// ``pullGrants(into:key:now:)`` on a push's connection.
+    @discardableResult
+    func pullGrants(
+        into store: RecordingStore, key: OperatorKey, now: Date, in session: PushSession
+    ) async throws(SyncError) -> GrantPull {
         let account = settings.account
         let logger = logger
         let limit = settings.timeouts.read
-        let signed: [String] = try await withConnection { connection throws(SyncError) in
+        let signed: [String] = try await session.run { connection throws(SyncError) in
             try await wait(.read("read the account's central grants"), on: connection, within: limit) { connection in
                 var result: [String] = []
                 let rows = try await connection.query(
@@ -106,11 +139,13 @@ extension SyncClient {
     }
 
     /// The account's stored notifications, oldest signature first (so the resolver sees them in order).
-    private func accountNotifications() async throws(SyncError) -> [(uuid: String, signedPayload: String)] {
+    private func accountNotifications(
+        in session: PushSession
+    ) async throws(SyncError) -> [(uuid: String, signedPayload: String)] {
         let account = settings.account
         let logger = logger
         let limit = settings.timeouts.read
-        return try await withConnection { connection throws(SyncError) in
+        return try await session.run { connection throws(SyncError) in
             try await wait(.read("read the account's App Store notifications"), on: connection, within: limit) {
                 connection in
                 var result: [(uuid: String, signedPayload: String)] = []

@@ -6,8 +6,8 @@ import PostgresNIO
 
 /// Pushes a store's outbox to PostgreSQL and reads the account's recordings back (docs/sync.md).
 ///
-/// Each call opens one connection, applies missing server migrations (under the advisory lock) and closes it; a
-/// long-running caller calls again on its own schedule.
+/// Each call opens one connection (a push too, whatever it pulls and sends first: ``PushSession``), applies missing
+/// server migrations (under the advisory lock) and closes it; a long-running caller calls again on its own schedule.
 public struct SyncClient: Sendable {
     public let settings: SyncSettings
     let logger: Logger
@@ -78,9 +78,27 @@ public struct SyncClient: Sendable {
         }
     }
 
+    /// One connection for the whole push (``PushSession``), closed however the push ends.
     private func pushUnrecorded(
         from store: RecordingStore, context: AccessContext, now: Date, checkWhenEmpty: Bool,
         progress: (PushProgress) -> Void
+    ) async throws(SyncError) -> PushSummary {
+        let session = PushSession(client: self)
+        do {
+            let summary = try await pushUnrecorded(
+                from: store, context: context, now: now, checkWhenEmpty: checkWhenEmpty, progress: progress,
+                in: session)
+            await session.close()
+            return summary
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    private func pushUnrecorded(
+        from store: RecordingStore, context: AccessContext, now: Date, checkWhenEmpty: Bool,
+        progress: (PushProgress) -> Void, in session: PushSession
     ) async throws(SyncError) -> PushSummary {
         // The account's App Store data first: a purchase on the phone or a refund reaches this device before the
         // gate decides what this push may send.
@@ -88,10 +106,10 @@ public struct SyncClient: Sendable {
         // below (or the refusal) says what happened.
         do throws(SyncError) {
             if let accountVerifier {
-                try await pullAccount(into: store, verifier: accountVerifier, context: context, now: now)
+                try await pullAccount(into: store, verifier: accountVerifier, context: context, now: now, in: session)
             }
             if let operatorKey {
-                try await pullGrants(into: store, key: operatorKey, now: now)
+                try await pullGrants(into: store, key: operatorKey, now: now, in: session)
             }
         } catch .interrupted {
             throw .interrupted
@@ -101,7 +119,7 @@ public struct SyncClient: Sendable {
         if let refusal = try SyncGate.refusal(store: store, context: context, now: now) {
             // Best effort: the refusal is what this push has to say. Rows that did not go stay in the outbox.
             do throws(SyncError) {
-                try await pushEntitlementsOnly(from: store, progress: progress)
+                try await pushEntitlementsOnly(from: store, progress: progress, in: session)
             } catch .interrupted {
                 throw .interrupted
             } catch {
@@ -117,11 +135,11 @@ public struct SyncClient: Sendable {
             throw .store(error)
         }
         if empty {
-            if checkWhenEmpty { try await migrate() }
+            if checkWhenEmpty { _ = try await session.open() }
             return PushSummary()
         }
         let started = ContinuousClock.now
-        return try await withConnection { connection throws(SyncError) in
+        return try await session.run { connection throws(SyncError) in
             var summary = PushSummary()
             // Rows of recordings another account holds stay in the outbox; later batches start after them.
             var after: Int64 = 0
@@ -175,7 +193,7 @@ public struct SyncClient: Sendable {
     /// Ships the entitlement rows alone (a device on the free plan), each batch acknowledged after its commit; with
     /// none waiting, opens no connection.
     private func pushEntitlementsOnly(
-        from store: RecordingStore, progress: (PushProgress) -> Void
+        from store: RecordingStore, progress: (PushProgress) -> Void, in session: PushSession
     ) async throws(SyncError) {
         let batchSize = settings.batchSize
         func pending(after: Int64) throws(SyncError) -> [OutboxEntry] {
@@ -187,7 +205,7 @@ public struct SyncClient: Sendable {
         }
         guard !(try pending(after: 0)).isEmpty else { return }
         let started = ContinuousClock.now
-        try await withConnection { connection throws(SyncError) in
+        try await session.run { connection throws(SyncError) in
             var summary = PushSummary()
             var after: Int64 = 0
             while true {

@@ -80,14 +80,14 @@ struct SyncCoreTests {
     @Test("the schema check names a changed type, a dropped NOT NULL, a missing column and a changed key")
     func schemaDifferences() {
         var found = SchemaCheck.expected
-        found.columns["sample_chunks"]?["samples"]?.type = "text"
+        found.columns["sample_blocks"]?["samples"]?.type = "text"
         found.columns["efforts"]?["peak_kg"]?.notNull = false
         found.columns["tombstones"]?["deleted_at"] = nil
         found.primaryKeys["recordings"] = []
         #expect(found.differences(from: .expected) == [
             "efforts.peak_kg is nullable, not NOT NULL",
             "the primary key of recordings is missing, not (uuid)",
-            "sample_chunks.samples is text, not bytea",
+            "sample_blocks.samples is text, not bytea",
             "tombstones.deleted_at is missing",
         ])
         found.columns["extra_table"] = ["x": .init(type: "text", notNull: false)]

@@ -268,4 +268,26 @@ struct SyncGateTests {
         #expect(try store.syncStatus().pendingRows == 1)
         #expect(try store.syncStatus().lastError?.contains(reason) == true)
     }
+
+    @Test("a push that pulls the account's grants and sends a recording opens one connection")
+    func onePushOneConnection() async throws {
+        let cluster = try PostgresCluster()
+        let pi = try Pi(cluster: cluster, device: "pi-gym")
+        try await pi.client.migrate()
+        // The server logs each connection it accepts from now on (new backends read the reloaded setting).
+        try await SyncTrustTests.execute(cluster, "ALTER SYSTEM SET log_connections = on")
+        try await SyncTrustTests.execute(cluster, "SELECT pg_reload_conf()")
+        try await Task.sleep(for: .milliseconds(500))
+        func connections() throws -> Int {
+            try String(contentsOfFile: cluster.logFile, encoding: .utf8).components(separatedBy: "connection authorized").count - 1
+        }
+        // With an operator key the push reads the account's grants first, through the same connection.
+        let client = SyncClient(
+            settings: pi.client.settings, operatorKey: OperatorSigningKey().publicKey, logger: pi.client.logger)
+        try pi.record(seconds: 2)
+        let before = try connections()
+        let summary = try await client.push(from: pi.store, context: AccessContext(bypass: true))
+        #expect(summary.recordings == 1)
+        #expect(try connections() - before == 1)
+    }
 }
