@@ -57,10 +57,13 @@ struct SyncDeadlineTests {
     func schemaLockedByAnotherSession() async throws {
         let cluster = try PostgresCluster()
         // The server's 1 s lock timeout must answer first; the client's own deadlines get room so that a loaded test
-        // machine cannot end the wait before it (a different, also correct, error).
+        // machine cannot end the wait before it (a different, also correct, error). Room means more than the
+        // server's answer takes: in a full parallel run the CLI tests' synchronous waits can hold Swift's
+        // cooperative threads, and the task that reads the answer then runs only when one is free, at the same
+        // moment as the deadline's (a fresh-clone run saw the 10 s deadline win).
         var timeouts = SyncFixtures.shortTimeouts
-        timeouts.connect = .seconds(10)
-        timeouts.migration = .seconds(10)
+        timeouts.connect = .seconds(30)
+        timeouts.migration = .seconds(30)
         let pi = try Pi(cluster: cluster, device: "pi-gym", timeouts: timeouts)
         try await pi.client.migrate()
         try pi.record(seconds: 2)
