@@ -17,7 +17,7 @@ extension RecordingListJSON {
         let tier = try decoder.decode(PlanReply.self, from: plan).tier
         let database = version.flatMap { try? decoder.decode(DaemonMessage.Version.self, from: $0) }?.database
         self.init(
-            recordings: reply.recordings.map(\.item),
+            recordings: reply.recordings.map(\.listItem),
             damaged: (reply.damaged ?? []).map { Damaged(id: $0.id, reason: $0.reason) }, hidden: reply.hidden,
             plan: tier, database: Database(kind: "daemon", path: database, socket: socket))
     }
@@ -32,42 +32,43 @@ extension RecordingListJSON {
             var reason: String
         }
 
-        var recordings: [DaemonRecording]
+        var recordings: [DaemonRecordingObject]
         var damaged: [Damaged]?
         var hidden: Int
     }
+}
 
-    /// A recording object of the daemon's replies: wall times in seconds since 1970.
-    private struct DaemonRecording: Decodable {
-        var id: Int64
-        var uuid: String
-        var startedAt: Double
-        var endedAt: Double?
-        var device: String
-        var profile: String
-        var hand: String?
-        var label: String?
-        var state: String
-        /// Read as the CLI reads them (double, then float32): the same float for the same text.
-        var maxKg: Double?
-        var avgKg: Double?
-        var samples: Int
-        var efforts: Int
-        var athlete: String?
-        var grip: String?
-        var edgeMm: Double?
-        var bodyWeightKg: Double?
-        /// 1.8: the protocol the recording ran.
-        var `protocol`: String?
-        var protocolMaxKg: Double?
+/// A recording object of the daemon's replies (LIST, SHOW, LABEL; docs/protocol.md), as every client decodes it
+/// (snake-case keys): wall times in seconds since 1970.
+package struct DaemonRecordingObject: Decodable {
+    package var id: Int64
+    package var uuid: String
+    package var startedAt: Double
+    package var endedAt: Double?
+    package var device: String
+    package var profile: String
+    package var hand: String?
+    package var label: String?
+    package var state: String
+    /// Read as the CLI reads them (double, then float32): the same float for the same text.
+    package var maxKg: Double?
+    package var avgKg: Double?
+    package var samples: Int
+    package var efforts: Int
+    package var athlete: String?
+    package var grip: String?
+    package var edgeMm: Double?
+    package var bodyWeightKg: Double?
+    /// 1.8: the protocol the recording ran.
+    package var `protocol`: String?
+    package var protocolMaxKg: Double?
 
-        var item: Item {
-            Item(
-                id: id, uuid: uuid.lowercased(), startedAt: Date(timeIntervalSince1970: startedAt),
-                endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile, hand: hand,
-                label: label, state: state, efforts: efforts, samples: samples, maxKg: maxKg.map { Float($0) }, avgKg: avgKg.map { Float($0) },
-                athlete: athlete, grip: grip, edgeMm: edgeMm, bodyWeightKg: bodyWeightKg, protocol: `protocol`,
-                protocolMaxKg: protocolMaxKg)
-        }
+    package var listItem: RecordingListJSON.Item {
+        RecordingListJSON.Item(
+            id: id, uuid: uuid.lowercased(), startedAt: Date(timeIntervalSince1970: startedAt),
+            endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile, hand: hand,
+            label: label, state: state, efforts: efforts, samples: samples, maxKg: maxKg.map { Float($0) }, avgKg: avgKg.map { Float($0) },
+            athlete: athlete, grip: grip, edgeMm: edgeMm, bodyWeightKg: bodyWeightKg, protocol: `protocol`,
+            protocolMaxKg: protocolMaxKg)
     }
 }

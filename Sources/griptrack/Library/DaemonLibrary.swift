@@ -208,29 +208,8 @@ private struct PlanReply: Decodable {
     }
 }
 
-private struct RecordingObject: Decodable {
-    var id: Int64
-    var uuid: String
-    var startedAt: Double
-    var endedAt: Double?
-    var device: String
-    var profile: String
-    var hand: String?
-    var label: String?
-    var state: String
-    var maxKg: Double?
-    var avgKg: Double?
-    var samples: Int
-    var efforts: Int
-    /// Absent from daemons before protocol 1.6 (v8's columns).
-    var athlete: String?
-    var grip: String?
-    var edgeMm: Double?
-    var bodyWeightKg: Double?
-    /// Absent from daemons before protocol 1.8 (v9's columns).
-    var `protocol`: String?
-    var protocolMaxKg: Double?
-
+extension DaemonRecordingObject {
+    /// The row as the local store would give it.
     func row() throws -> RecordingRow {
         guard let uuid = UUID(uuidString: uuid), let state = RecordingState(rawValue: state) else {
             throw CLIExit.error.fail("griptrackd sent recording \(id) with a uuid or state this client cannot read")
@@ -276,13 +255,13 @@ private struct ListReply: Decodable {
         var reason: String
     }
 
-    var recordings: [RecordingObject]
+    var recordings: [DaemonRecordingObject]
     var damaged: [Damaged]?
     var hidden: Int
 }
 
 private struct ShowReply: Decodable {
-    var recording: RecordingObject
+    var recording: DaemonRecordingObject
     var efforts: [EffortObject]
 }
 
@@ -315,7 +294,7 @@ private struct HistoryReply: Decodable {
 }
 
 private struct LabelReply: Decodable {
-    var recording: RecordingObject
+    var recording: DaemonRecordingObject
 }
 
 private struct Deleted: Decodable {
