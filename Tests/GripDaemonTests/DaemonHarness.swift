@@ -88,14 +88,6 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs blocking work on its own thread, so a test waiting in recv never takes a cooperative-pool thread the
-/// in-process daemon needs to start its services (on a 2-core machine the pool has two).
-func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// A protocol client with a 10 s receive timeout (a broken daemon fails the test instead of hanging it).
 // SAFETY: @unchecked Sendable because each client belongs to one test, which uses it sequentially (every read
 // awaits its thread before the next call), so no two threads touch `buffer` at once.

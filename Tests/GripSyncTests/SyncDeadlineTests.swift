@@ -57,10 +57,10 @@ struct SyncDeadlineTests {
     func schemaLockedByAnotherSession() async throws {
         let cluster = try PostgresCluster()
         // The server's 1 s lock timeout must answer first; the client's own deadlines get room so that a loaded test
-        // machine cannot end the wait before it (a different, also correct, error). Room means more than the
-        // server's answer takes: in a full parallel run the CLI tests' synchronous waits can hold Swift's
-        // cooperative threads, and the task that reads the answer then runs only when one is free, at the same
-        // moment as the deadline's (a fresh-clone run saw the 10 s deadline win).
+        // machine cannot end the wait before it (a different, also correct, error). Room means far more than the
+        // server's answer takes: the task that reads the answer needs a cooperative thread, two on the CI machine,
+        // shared with the whole parallel suite (a fresh-clone run saw a 10 s deadline win while the CLI tests still
+        // waited for their processes on those threads; `CLIRunner` now waits off the pool).
         var timeouts = SyncFixtures.shortTimeouts
         timeouts.connect = .seconds(30)
         timeouts.migration = .seconds(30)

@@ -30,6 +30,9 @@ public struct CLIRunner: Sendable {
 
     /// Runs `griptrack arguments…`, feeding `stdin`.
     ///
+    /// The wait for the process happens on a thread of its own (`offPool`): a test that waited on the
+    /// cooperative pool would hold one of its threads (two on the CI machine) for the whole run, and an in-process
+    /// daemon, web server or sync client in the same test run would stall behind it.
     /// - Parameters:
     ///   - arguments: The command line after `griptrack`.
     ///   - stdin: Text for standard input (empty by default).
@@ -37,7 +40,14 @@ public struct CLIRunner: Sendable {
     /// - Returns: Exit status and output.
     /// - Throws: when the process cannot start.
     @discardableResult
-    public func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]) throws -> Result {
+    public func run(
+        _ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]
+    ) async throws -> Result {
+        let runner = self
+        return try await offPool { try runner.runBlocking(arguments, stdin: stdin, environment: extra) }
+    }
+
+    private func runBlocking(_ arguments: [String], stdin: String, environment extra: [String: String]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

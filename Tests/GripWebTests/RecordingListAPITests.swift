@@ -20,17 +20,15 @@ struct RecordingListAPITests {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
         let socket = web.socketPath
-        let labelled = try await offPool {
-            try cli.run([
+        let labelled = try await cli.run([
                 "label", String(id), "--athlete", "Ana", "--grip", "half crimp", "--edge-mm", "20",
                 "--body-weight-kg", "61.5", "--socket", socket,
             ])
-        }.get()
         #expect(labelled.status == 0, "\(labelled)")
         // The replay goes on after the stop (the segmenter's own recording grows until the capture ends): compare
         // once the list reads the same just before and just after the CLI's.
         let list = { try await web.request("GET", "/api/recordings", headers: watch) }
-        let listJSON = { try await offPool { try cli.run(["list", "--json", "--socket", socket]) }.get() }
+        let listJSON = { try await cli.run(["list", "--json", "--socket", socket]) }
         var before = try await list()
         var printed = try await listJSON()
         var served = try await list()

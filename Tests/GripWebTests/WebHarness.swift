@@ -87,7 +87,7 @@ final class WebHarness: Sendable {
         _ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil
     ) async throws -> HTTPTestResponse {
         let port = self.port
-        return try await offPool { try HTTPTestClient.request(port: port, method, path, headers: headers, body: body) }.get()
+        return try await offPool { try HTTPTestClient.request(port: port, method, path, headers: headers, body: body) }
     }
 }
 
@@ -96,10 +96,3 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs blocking work on its own thread, so a test waiting in recv never holds a cooperative-pool thread the
-/// in-process daemon and server need (on a 2-core machine the pool has two).
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: Result { try body() }) }.start()
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import GripStore
+import GripTestSupport
 import Testing
 @testable import GripWeb
 
@@ -227,7 +228,7 @@ struct WebServerTests {
             try stream.readHead()
             while !stream.takeEvents().contains(where: { $0.event == "SAMPLES" }) { try stream.readSome() }
             return stream.status
-        }.get()
+        }
         #expect(firstEvents == 200)
 
         let revoked = try await web.admin(#"{"class":"WEB","action":"revoke","name":"kiosk"}"#)
@@ -237,7 +238,7 @@ struct WebServerTests {
             let deadline = Date().addingTimeInterval(5)
             while Date() < deadline, try stream.readSome() {}
             return stream.closed
-        }.get()
+        }
         #expect(ended)
         let listed = try await web.admin(#"{"class":"WEB","action":"tokens"}"#)
         #expect((listed["credentials"] as? [[String: Any]])?.first?["revoked"] != nil)
@@ -259,7 +260,7 @@ struct WebServerTests {
                 events += stream.takeEvents()
             }
             return events
-        }.get()
+        }
         #expect(stream.header("content-type") == "text/event-stream")
         #expect(events.first?.event == "VERSION")
         #expect(events.contains { $0.event == "WATCH" && $0.data.contains(#""pace":"immediate""#) })
@@ -301,7 +302,7 @@ struct WebServerTests {
                 }
             }
             return samples
-        }.get()
+        }
         // Every sample the daemon decoded (a loaded machine may drop a few notifications from the replay's ring, as
         // from a radio): the stalled browser held the reader back by nothing.
         #expect(samples > 19_500)
@@ -315,7 +316,7 @@ struct WebServerTests {
                 samples += (object?["kg"] as? [Any])?.count ?? 0
             }
             return (stalled.closed, samples)
-        }.get()
+        }
         #expect(dropped)
         #expect(stalledSamples < samples / 2)
         try await web.stop()

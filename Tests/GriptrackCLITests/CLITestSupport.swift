@@ -16,14 +16,14 @@ struct CLISandbox {
 
     /// Runs a store command with `--db` and `--config` appended.
     @discardableResult
-    func run(_ arguments: String..., stdin: String = "") throws -> CLIRunner.Result {
-        try runner.run(arguments + ["--db", database, "--config", config], stdin: stdin)
+    func run(_ arguments: String..., stdin: String = "") async throws -> CLIRunner.Result {
+        try await runner.run(arguments + ["--db", database, "--config", config], stdin: stdin)
     }
 
     /// Runs without adding options.
     @discardableResult
-    func plain(_ arguments: [String], stdin: String = "") throws -> CLIRunner.Result {
-        try runner.run(arguments, stdin: stdin)
+    func plain(_ arguments: [String], stdin: String = "") async throws -> CLIRunner.Result {
+        try await runner.run(arguments, stdin: stdin)
     }
 
     func capture(_ name: String) -> String { CaptureFixtures.url("progressor-\(name).btsnoop").path }

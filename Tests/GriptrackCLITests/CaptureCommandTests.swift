@@ -9,10 +9,10 @@ struct CaptureCommandTests {
     typealias Fixtures = MonitorFrameFixtures
 
     @Test("capture --help says what the file is for and how to read it back")
-    func help() throws {
+    func help() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["capture", "--help"])
+        let result = try await runner.run(["capture", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout == """
             OVERVIEW: Record the Bluetooth traffic to a btsnoop file for a field report.
@@ -49,11 +49,11 @@ struct CaptureCommandTests {
     }
 
     @Test("without kernel Bluetooth or CAP_NET_RAW it exits 4, says what to do, and leaves no file")
-    func noBluetoothExits4() throws {
+    func noBluetoothExits4() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let path = runner.home.appendingPathComponent("session.btsnoop").path
-        let result = try runner.run(["capture", "-w", path, "--duration", "1"])
+        let result = try await runner.run(["capture", "-w", path, "--duration", "1"])
         // No machine that runs the tests has a controller; a container has no AF_BLUETOOTH at all, a user
         // without the capability gets EPERM. Either way: exit 4 and the way out.
         #expect(result.status == 4, "\(result)")
@@ -68,25 +68,25 @@ struct CaptureCommandTests {
     }
 
     @Test("an existing file is left alone when the capture cannot start")
-    func existingFileUntouched() throws {
+    func existingFileUntouched() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let path = runner.home.appendingPathComponent("keep.btsnoop").path
         try Data("earlier report".utf8).write(to: URL(fileURLWithPath: path))
-        let result = try runner.run(["capture", "-w", path])
+        let result = try await runner.run(["capture", "-w", path])
         #expect(result.status == 4, "\(result)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("earlier report".utf8))
     }
 
     @Test("a file that cannot be written exits 1 naming it and the reason")
-    func unwritableFileExits1() throws {
+    func unwritableFileExits1() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let path = runner.home.appendingPathComponent("missing/session.btsnoop").path
-        let result = try runner.run(["capture", "-w", path])
+        let result = try await runner.run(["capture", "-w", path])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr == "griptrack: cannot write the capture to \(path): No such file or directory\n")
-        let directory = try runner.run(["capture", "-w", runner.home.path])
+        let directory = try await runner.run(["capture", "-w", runner.home.path])
         #expect(directory.status == 1, "\(directory)")
         #expect(directory.stderr.hasPrefix("griptrack: cannot write the capture to \(runner.home.path): "))
     }
@@ -95,17 +95,17 @@ struct CaptureCommandTests {
         ["capture"], ["capture", "-w", "x.btsnoop", "--device", "F4:D3:6B"],
         ["capture", "-w", "x.btsnoop", "--duration", "0"], ["capture", "-w", "x.btsnoop", "--index", "-1"],
     ])
-    func usageErrors(arguments: [String]) throws {
+    func usageErrors(arguments: [String]) async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(arguments)
+        let result = try await runner.run(arguments)
         #expect(result.status == 2, "\(result)")
     }
 
     // Only with --device: replay takes every connection in a file for the device's, so an unfiltered capture that
     // holds a stranger's connection replays with its connect and disconnect too (docs/capture.md).
     @Test("a --device capture of the demo session among a stranger's traffic replays to the same recordings")
-    func captureReplaysLikeTheOriginal() throws {
+    func captureReplaysLikeTheOriginal() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let originalPath = CaptureFixtures.url("progressor-repeaters.btsnoop").path
@@ -121,8 +121,8 @@ struct CaptureCommandTests {
         let path = runner.home.appendingPathComponent("captured.btsnoop").path
         try Data(file).write(to: URL(fileURLWithPath: path))
 
-        let expected = try runner.run(["replay", originalPath, "--json"])
-        let replayed = try runner.run(["replay", path, "--json"])
+        let expected = try await runner.run(["replay", originalPath, "--json"])
+        let replayed = try await runner.run(["replay", path, "--json"])
         #expect(expected.status == 0, "\(expected)")
         #expect(replayed.status == 0, "\(replayed)")
         let before = try Self.object(expected.stdout)

@@ -6,10 +6,10 @@ import Testing
 @Suite("griptrack command line")
 struct CommandLineTests {
     @Test("the root help lists every command and the exit codes")
-    func rootHelp() throws {
+    func rootHelp() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["--help"])
+        let result = try await runner.run(["--help"])
         #expect(result.status == 0)
         #expect(result.stdout == """
             OVERVIEW: Grip-strength recordings from a Bluetooth LE dynamometer.
@@ -98,21 +98,21 @@ struct CommandLineTests {
     ]
 
     @Test("replay --help shows the speed's default as the word to type (max)")
-    func replayHelpShowsSpeedDefault() throws {
+    func replayHelpShowsSpeedDefault() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["replay", "--help"])
+        let result = try await runner.run(["replay", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("default: max)"), "\(result.stdout)")
         #expect(!result.stdout.contains("SpeedOption"), "\(result.stdout)")
     }
 
     @Test("a bad configuration exits 5 naming the file, line and key", arguments: configCases)
-    func configError(_ test: ConfigCase) throws {
+    func configError(_ test: ConfigCase) async throws {
         let sandbox = try CLISandbox(config: test.text)
         defer { sandbox.cleanUp() }
         for command in [["list"], ["pro", "status"], ["replay", sandbox.capture("repeaters"), "--save"]] {
-            let result = try sandbox.plain(command + ["--db", sandbox.database, "--config", sandbox.config])
+            let result = try await sandbox.plain(command + ["--db", sandbox.database, "--config", sandbox.config])
             #expect(result.status == 5, "\(command): \(result)")
             #expect(result.stderr == "griptrack: invalid configuration: \(sandbox.config)\(test.message)\n", "\(command)")
         }
@@ -120,29 +120,29 @@ struct CommandLineTests {
     }
 
     @Test("a missing --config file exits 5")
-    func missingConfig() throws {
+    func missingConfig() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["list", "--config", "/nonexistent/griptrack.toml"])
+        let result = try await runner.run(["list", "--config", "/nonexistent/griptrack.toml"])
         #expect(result.status == 5)
         #expect(result.stderr == "griptrack: invalid configuration: /nonexistent/griptrack.toml: the file does not exist\n")
     }
 
     @Test("the example configuration parses")
-    func exampleConfig() throws {
+    func exampleConfig() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let example = CaptureFixtures.repositoryRoot.appendingPathComponent("systemd/griptrack.toml.example").path
-        let result = try runner.run(["pro", "status", "--config", example, "--db", runner.home.appendingPathComponent("g.db").path])
+        let result = try await runner.run(["pro", "status", "--config", example, "--db", runner.home.appendingPathComponent("g.db").path])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == "Free: no Pro subscription\nFree: 0 of 5 recordings stored\n")
     }
 
     @Test("Pro features exit 3 on the free plan, naming the feature and how to get Pro")
-    func proGates() throws {
+    func proGates() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        try sandbox.run("replay", sandbox.capture("repeaters"), "--save")
+        try await sandbox.run("replay", sandbox.capture("repeaters"), "--save")
         let how = "needs Pro (Free: no Pro subscription). Get Pro with an App Store subscription (`griptrack pro import FILE`) "
             + "or a grant from your administrator (`griptrack pro grant`); `griptrack pro status` shows your plan.\n"
         let cases: [([String], String)] = [
@@ -152,22 +152,22 @@ struct CommandLineTests {
             (["show", "1", "--svg", sandbox.directory.appendingPathComponent("x.svg").path], "The SVG chart (`griptrack show --svg`)"),
         ]
         for (arguments, feature) in cases {
-            let result = try sandbox.plain(arguments + ["--db", sandbox.database, "--config", sandbox.config])
+            let result = try await sandbox.plain(arguments + ["--db", sandbox.database, "--config", sandbox.config])
             #expect(result.status == 3, "\(arguments): \(result)")
             #expect(result.stderr == "griptrack: \(feature) \(how)", "\(arguments)")
         }
-        let stats = try sandbox.run("stats")
+        let stats = try await sandbox.run("stats")
         #expect(stats.status == 0)
         #expect(stats.stdout.hasSuffix("Pro adds trends and comparisons (`griptrack pro status`).\n"), "\(stats)")
     }
 
     @Test("export writes the Tindeq CSV layout with CRLF and every stored sample")
-    func exportCSV() throws {
+    func exportCSV() async throws {
         let sandbox = try CLISandbox(config: "[entitlements]\nbypass = true\n")
         defer { sandbox.cleanUp() }
-        let saved = try sandbox.run("replay", sandbox.capture("mtu247"), "--save")
+        let saved = try await sandbox.run("replay", sandbox.capture("mtu247"), "--save")
         #expect(saved.status == 0)
-        let result = try sandbox.run("export", "1", "--format", "csv")
+        let result = try await sandbox.run("export", "1", "--format", "csv")
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.components(separatedBy: "\r\n")
         #expect(!result.stdout.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every line ends in CRLF")
@@ -180,19 +180,19 @@ struct CommandLineTests {
             struct Recording: Decodable { var samples: Int }
             var recording: Recording
         }
-        let show = try JSONDecoder().decode(Show.self, from: Data(try sandbox.run("show", "1", "--json").stdout.utf8))
+        let show = try JSONDecoder().decode(Show.self, from: Data(try await sandbox.run("show", "1", "--json").stdout.utf8))
         #expect(rows.count == show.recording.samples)
         #expect(rows.first?.hasPrefix("0.000000,") == true)
         #expect(rows.allSatisfy { $0.split(separator: ",").count == 2 && Double($0.split(separator: ",")[1]) != nil })
     }
 
     @Test("show prints the efforts table and a braille plot, and --svg writes a chart")
-    func showAndSVG() throws {
+    func showAndSVG() async throws {
         let sandbox = try CLISandbox(config: "[entitlements]\nbypass = true\n")
         defer { sandbox.cleanUp() }
-        try sandbox.run("replay", sandbox.capture("repeaters"), "--save")
+        try await sandbox.run("replay", sandbox.capture("repeaters"), "--save")
         let svg = sandbox.directory.appendingPathComponent("r.svg").path
-        let result = try sandbox.run("show", "1", "--svg", svg)
+        let result = try await sandbox.run("show", "1", "--svg", svg)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix("Recording 1: "))
         #expect(result.stdout.contains("6 efforts, max 22.4 kg, average 21.3 kg"))

@@ -9,21 +9,21 @@ struct CompareCommandTests {
     }
 
     @Test("refused on the free plan with exit 3; with Pro, each side's figures are show's and the change is B − A")
-    func sideBySide() throws {
+    func sideBySide() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        #expect(try sandbox.run("replay", sandbox.capture("max-pulls"), "--save").status == 0)
-        #expect(try sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
-        let free = try sandbox.run("compare", "1", "2")
+        #expect(try await sandbox.run("replay", sandbox.capture("max-pulls"), "--save").status == 0)
+        #expect(try await sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
+        let free = try await sandbox.run("compare", "1", "2")
         #expect(free.status == 3, "\(free)")
         #expect(free.stderr.contains("Comparing recordings (`griptrack compare`) needs Pro"), "\(free)")
 
-        try sandbox.run("pro", "grant", "--note", "coach")
-        let result = try sandbox.run("compare", "1", "2", "--json")
+        try await sandbox.run("pro", "grant", "--note", "coach")
+        let result = try await sandbox.run("compare", "1", "2", "--json")
         #expect(result.status == 0, "\(result)")
         let comparison = try Self.json(result.stdout)
-        let showA = try Self.json(try sandbox.run("show", "1", "--json").stdout)
-        let showB = try Self.json(try sandbox.run("show", "2", "--json").stdout)
+        let showA = try Self.json(try await sandbox.run("show", "1", "--json").stdout)
+        let showB = try Self.json(try await sandbox.run("show", "2", "--json").stdout)
         let first = try #require(comparison["first"] as? [String: Any])
         let second = try #require(comparison["second"] as? [String: Any])
         let recordingA = try #require(showA["recording"] as? [String: Any])
@@ -40,7 +40,7 @@ struct CompareCommandTests {
 
         // Text: both headings, a row per figure, the two plots on the same scales, and an SVG with both curves.
         let svg = sandbox.directory.appendingPathComponent("compare.svg").path
-        let text = try sandbox.run("compare", "1", "2", "--svg", svg)
+        let text = try await sandbox.run("compare", "1", "2", "--svg", svg)
         #expect(text.status == 0, "\(text)")
         #expect(text.stdout.hasPrefix("A: #1 "), "\(text)")
         #expect(text.stdout.contains("\nB: #2 "))
@@ -51,7 +51,7 @@ struct CompareCommandTests {
         #expect(drawn.components(separatedBy: "<polyline").count - 1 == 2)
         #expect(drawn.contains("A: #1 ") && drawn.contains("B: #2 "))
 
-        let missing = try sandbox.run("compare", "1", "99")
+        let missing = try await sandbox.run("compare", "1", "99")
         #expect(missing.status != 0 && missing.stderr.contains("99"), "\(missing)")
     }
 }

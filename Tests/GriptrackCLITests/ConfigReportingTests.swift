@@ -12,7 +12,7 @@ struct ConfigReportingTests {
     }
 
     @Test("invalid UTF-8, even in a comment, is an error naming its line and byte")
-    func invalidUTF8NamesItsLine() throws {
+    func invalidUTF8NamesItsLine() async throws {
         let path = Self.regression("invalid-utf8-in-comment.toml")
         #expect(throws: ConfigError(
             file: path, line: 3, key: nil,
@@ -21,19 +21,19 @@ struct ConfigReportingTests {
     }
 
     @Test("a file that is UTF-8 throughout still loads")
-    func validUTF8Loads() throws {
+    func validUTF8Loads() async throws {
         let sandbox = try CLISandbox(config: "# café ☕\n[entitlements]\nbypass = true\n")
         defer { sandbox.cleanUp() }
         #expect(try GriptrackConfig.load(path: sandbox.config, required: true).entitlements.bypass)
     }
 
     @Test("status reports an invalid configuration with exit 5, even with a database and no daemon")
-    func statusReportsInvalidConfiguration() throws {
+    func statusReportsInvalidConfiguration() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        #expect(try sandbox.run("list").status == 0)  // creates the database
+        #expect(try await sandbox.run("list").status == 0)  // creates the database
         let config = Self.regression("status-ignores-invalid-config.toml")
-        let result = try sandbox.plain([
+        let result = try await sandbox.plain([
             "status", "--config", config, "--db", sandbox.database, "--socket", sandbox.directory.path + "/none.sock"])
         #expect(result.status == 5, "\(result)")
         #expect(result.stderr.hasPrefix("griptrack: invalid configuration: \(config):3: device.foo: unknown key"), "\(result)")
@@ -41,11 +41,11 @@ struct ConfigReportingTests {
 
     @Test("pro status and list report an invalid configuration with exit 5 whichever library they use",
           arguments: [["pro", "status"], ["list"]])
-    func libraryCommandsReportInvalidConfiguration(command: [String]) throws {
+    func libraryCommandsReportInvalidConfiguration(command: [String]) async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
         let config = Self.regression("invalid-utf8-in-comment.toml")
-        let result = try sandbox.plain(command + [
+        let result = try await sandbox.plain(command + [
             "--config", config, "--socket", sandbox.directory.path + "/none.sock"])
         #expect(result.status == 5, "\(result)")
         #expect(result.stderr.hasPrefix("griptrack: invalid configuration: \(config):3: byte 35 is not UTF-8"), "\(result)")

@@ -16,9 +16,7 @@ struct DaemonLabelTests {
         let peer = DaemonStoreTests.Peer()
         let (daemon, task, socket) = try await DaemonStoreTests.startDaemon(directory: directory, peer: peer)
         func cli(_ arguments: [String]) async throws -> CLIRunner.Result {
-            try await offPool { () -> Result<CLIRunner.Result, any Error> in
-                Result { try runner.run(arguments + ["--socket", socket]) }
-            }.get()
+            try await runner.run(arguments + ["--socket", socket])
         }
 
         let labelled = try await cli([
@@ -72,10 +70,10 @@ struct DaemonLabelTests {
         (["1", "--edge-mm", "0"], "--edge-mm 0.0 mm is outside 1–100 mm."),
         (["1", "--athlete", "a\u{1B}[2J"], "--athlete has a control character (U+001B) at character 2; a label is one line of text."),
     ])
-    func usage(_ arguments: [String], message: String) throws {
+    func usage(_ arguments: [String], message: String) async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["label"] + arguments)
+        let result = try await runner.run(["label"] + arguments)
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("Error: \(message)\n"), "\(result)")
     }

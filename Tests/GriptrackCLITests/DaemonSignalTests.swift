@@ -12,7 +12,7 @@ struct DaemonSignalTests {
     /// lost. Each run here sends it at a different moment of start-up: before the handler exists the default action
     /// ends the process; from the socket's existence on it shuts down gracefully and exits 0; it never keeps running.
     @Test("SIGTERM at any moment of start-up ends griptrackd within 10 s; once serving, gracefully with status 0")
-    func sigtermDuringStartUp() throws {
+    func sigtermDuringStartUp() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let daemon = runner.executable.deletingLastPathComponent().appendingPathComponent("griptrackd")

@@ -100,9 +100,7 @@ struct DaemonStoreTests {
         defer { fake?.stop() }
         let (daemon, task, socket) = try await Self.startDaemon(directory: directory, peer: peer, fake: fake)
         func cli(_ arguments: [String]) async throws -> CLIRunner.Result {
-            try await offPool { () -> Result<CLIRunner.Result, any Error> in
-                Result { try runner.run(arguments + ["--socket", socket]) }
-            }.get()
+            try await runner.run(arguments + ["--socket", socket])
         }
 
         // The daemon records the session by itself (a watcher starts the replay); `griptrack record` takes the open
@@ -191,16 +189,16 @@ struct DaemonStoreTests {
         try await task.value
 
         // The same file read directly gives byte-for-byte the same answers.
-        let direct = try runner.run(["export", "5", "--format", "csv", "--db", database])
+        let direct = try await runner.run(["export", "5", "--format", "csv", "--db", database])
         #expect(direct.status == 0, "\(direct)")
         #expect(export.stdout == direct.stdout)
-        let directJSON = try runner.run(["export", "5", "--format", "json", "--db", database])
+        let directJSON = try await runner.run(["export", "5", "--format", "json", "--db", database])
         #expect(exportJSON.stdout == directJSON.stdout)
         let store = try RecordingStore(path: database)
         let rows5 = export.stdout.components(separatedBy: "time,weight\r\n").last?.split(separator: "\r\n")
         #expect(try store.samples(of: RecordingID(rawValue: 5)).count == rows5?.count)
         #expect(try store.listRecordings(limit: nil).visible.map(\.id.rawValue) == [6, 5, 4, 3, 2])
-        let directShow = try Self.json(try runner.run(["show", "5", "--json", "--db", database]).stdout)
+        let directShow = try Self.json(try await runner.run(["show", "5", "--json", "--db", database]).stdout)
         #expect((directShow["recording"] as? NSDictionary) == (shown["recording"] as? NSDictionary))
         #expect((directShow["efforts"] as? NSArray) == (shown["efforts"] as? NSArray))
         #expect((directShow["database"] as? [String: Any])?["kind"] as? String == "explicit")

@@ -5,17 +5,17 @@ import Testing
 /// `griptrack devices` against the fake BlueZ on a private bus (DBUS_SYSTEM_BUS_ADDRESS).
 @Suite("griptrack devices", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
 struct DevicesCommandTests {
-    static func run(_ arguments: [String], bus: String) throws -> CLIRunner.Result {
+    static func run(_ arguments: [String], bus: String) async throws -> CLIRunner.Result {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        return try runner.run(["devices"] + arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
+        return try await runner.run(["devices"] + arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
     }
 
     @Test("--scan lists the Progressor as supported with its RSSI, and the decoy as not supported")
-    func scanTable() throws {
+    func scanTable() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true])
         defer { fake.stop() }
-        let result = try Self.run(["--scan", "0.5"], bus: fake.address)
+        let result = try await Self.run(["--scan", "0.5"], bus: fake.address)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
             ADDRESS            RSSI      NAME             SUPPORTED
@@ -26,10 +26,10 @@ struct DevicesCommandTests {
     }
 
     @Test("--json gives address, name, RSSI, supported and the profile per device")
-    func scanJSON() throws {
+    func scanJSON() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true])
         defer { fake.stop() }
-        let result = try Self.run(["--scan", "0.5", "--json"], bus: fake.address)
+        let result = try await Self.run(["--scan", "0.5", "--json"], bus: fake.address)
         #expect(result.status == 0, "\(result)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         let progressor = try #require(rows.first { $0["address"] as? String == FakeBlueZ.progressorAddress })
@@ -44,10 +44,10 @@ struct DevicesCommandTests {
     }
 
     @Test("without --scan it lists the devices bluetoothd already knows, without RSSI")
-    func known() throws {
+    func known() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true])
         defer { fake.stop() }
-        let result = try Self.run([], bus: fake.address)
+        let result = try await Self.run([], bus: fake.address)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
             ADDRESS            RSSI      NAME             SUPPORTED
@@ -65,7 +65,7 @@ struct DevicesCommandTests {
                                       ("D0:0D:00:00:00:03", "BodyScale", "weightscale")] {
             try await fake.mock("AddDevice", .objectPath("/org/bluez/hci0"), .string(address), .string(name), .string(kind), .boolean(true))
         }
-        let result = try Self.run([], bus: fake.address)
+        let result = try await Self.run([], bus: fake.address)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
             ADDRESS            RSSI      NAME            SUPPORTED
@@ -79,11 +79,11 @@ struct DevicesCommandTests {
     }
 
     @Test("a stopped bluetoothd exits 4 and says how to start it")
-    func noBluetoothd() throws {
+    func noBluetoothd() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true])
         defer { fake.stop() }
         try fake.kill()
-        let result = try Self.run([], bus: fake.address)
+        let result = try await Self.run([], bus: fake.address)
         #expect(result.status == 4)
         #expect(result.stdout == "")
         #expect(result.stderr == "griptrack: bluetoothd is not running (nobody owns org.bluez on the system bus). "
@@ -91,10 +91,10 @@ struct DevicesCommandTests {
     }
 
     @Test("a powered-off adapter exits 4 and says how to turn it on")
-    func poweredOff() throws {
+    func poweredOff() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true, "powered": false])
         defer { fake.stop() }
-        let result = try Self.run(["--scan", "1"], bus: fake.address)
+        let result = try await Self.run(["--scan", "1"], bus: fake.address)
         #expect(result.status == 4)
         #expect(result.stderr == "griptrack: Bluetooth adapter hci0 is powered off. Turn it on with "
             + "`bluetoothctl power on` (and `rfkill unblock bluetooth` if it is blocked).\n")

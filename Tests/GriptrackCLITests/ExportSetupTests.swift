@@ -37,7 +37,7 @@ struct ExportSetupTests {
     }
 
     /// Ana's left-hand max test on three Mondays (40, 42, 44 kg), once with her right hand, and Ben's left hand once.
-    static func seed(_ sandbox: CLISandbox) throws {
+    static func seed(_ sandbox: CLISandbox) async throws {
         let ana = ["athlete,Ana", "hand,left", "grip,half crimp", "protocol,max"]
         let files = [
             try write(sandbox, "a1.csv", pull(
@@ -50,32 +50,32 @@ struct ExportSetupTests {
                 fields: ["athlete,ana", "hand,right", "grip,Half Crimp", "protocol,max 3x 10s rest 180s alternate"])),
             try write(sandbox, "b1.csv", pull(date: "2026-11-11 10:00:00", peak: 50, fields: ["athlete,Ben", "hand,left"])),
         ]
-        let imported = try sandbox.runner.run(["import"] + files + ["--db", sandbox.database, "--config", sandbox.config])
+        let imported = try await sandbox.runner.run(["import"] + files + ["--db", sandbox.database, "--config", sandbox.config])
         #expect(imported.status == 0, "\(imported)")
     }
 
     @Test("export writes who and how and the protocol; import of that export keeps them")
-    func exportAndImportKeepTheSetup() throws {
+    func exportAndImportKeepTheSetup() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        try Self.seed(sandbox)
-        #expect(try sandbox.run("pro", "grant").status == 0)
+        try await Self.seed(sandbox)
+        #expect(try await sandbox.run("pro", "grant").status == 0)
         let csvPath = sandbox.directory.appendingPathComponent("out.csv").path
-        #expect(try sandbox.run("export", "1", "--format", "csv", "-o", csvPath).status == 0)
+        #expect(try await sandbox.run("export", "1", "--format", "csv", "-o", csvPath).status == 0)
         let csv = try String(contentsOfFile: csvPath, encoding: .utf8)
         for line in ["athlete,Ana", "hand,left", "grip,half crimp", "edge (mm),20.0", "body weight (kg),61.5",
                      "protocol,max 3x 10s rest 180s alternate", "protocol max (kg),40.0"] {
             #expect(csv.contains("\r\n\(line)\r\n"), "\(line)")
         }
-        let exported = try Self.json(try sandbox.run("export", "1", "--format", "json").stdout)
+        let exported = try Self.json(try await sandbox.run("export", "1", "--format", "json").stdout)
         let recording = (exported["recordings"] as? [[String: Any]])?.first ?? exported
         #expect(recording["protocol"] as? String == "max 3x 10s rest 180s alternate", "\(exported.keys)")
         #expect(recording["edge_mm"] as? Double == 20 && recording["protocol_max_kg"] as? Double == 40)
 
         let other = try CLISandbox()
         defer { other.cleanUp() }
-        #expect(try other.run("import", csvPath).status == 0)
-        let row = try #require((try Self.json(try other.run("list", "--json").stdout)["recordings"] as? [[String: Any]])?.first)
+        #expect(try await other.run("import", csvPath).status == 0)
+        let row = try #require((try Self.json(try await other.run("list", "--json").stdout)["recordings"] as? [[String: Any]])?.first)
         #expect(row["athlete"] as? String == "Ana" && row["hand"] as? String == "left")
         #expect(row["grip"] as? String == "half crimp" && row["edge_mm"] as? Double == 20)
         #expect(row["body_weight_kg"] as? Double == 61.5)
@@ -83,7 +83,7 @@ struct ExportSetupTests {
 
         let bad = try Self.write(other, "bad.csv", Self.pull(
             date: "2026-11-02 10:00:00", peak: 40, fields: ["protocol,repeaters 6x 7-3"]))
-        let refused = try other.run("import", bad)
+        let refused = try await other.run("import", bad)
         #expect(refused.status == 5, "\(refused)")
         #expect(refused.stderr.contains("bad.csv: protocol \"repeaters 6x 7-3\": column 14: "), "\(refused)")
     }

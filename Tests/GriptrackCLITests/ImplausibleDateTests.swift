@@ -22,18 +22,18 @@ struct ImplausibleDateTests {
     }
 
     @Test("replay --save of a capture dated in the year 292276 exits 5 naming the date, stores nothing, and list still works")
-    func farFutureCaptureIsRefused() throws {
+    func farFutureCaptureIsRefused() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
         // ≈ 290 000 years later.
         let capture = try Self.shifted(sandbox.capture("repeaters"), by: 9_150_000_000_000_000_000 / 1_000, into: sandbox.directory)
-        let saved = try sandbox.run("replay", capture, "--save")
+        let saved = try await sandbox.run("replay", capture, "--save")
         #expect(saved.status == 5, "\(saved)")
         #expect(saved.stderr.contains("is outside 2000–2100: the clock that dated it was wrong, or the file is damaged. Nothing was stored."), "\(saved)")
-        let list = try sandbox.run("list", "--json")
+        let list = try await sandbox.run("list", "--json")
         #expect(list.status == 0, "\(list)")
         #expect(list.stdout.contains("\"recordings\" : [\n\n  ]") || list.stdout.contains("\"recordings\" : []"), "\(list)")
-        let replayed = try sandbox.run("replay", capture)
+        let replayed = try await sandbox.run("replay", capture)
         #expect(replayed.status == 0, "without --save the capture still replays: \(replayed)")
     }
 }

@@ -44,7 +44,7 @@ struct ProVerifyVectorTests {
     ]
 
     @Test("each vector gives its expected outcome and exit code", arguments: rows)
-    func vector(_ row: Row) throws {
+    func vector(_ row: Row) async throws {
         let roots = row.root.isEmpty ? "[]" : "[\"\(Vectors.path(row.root))\"]"
         let sandbox = try CLISandbox(config: """
             [app_store]
@@ -62,7 +62,7 @@ struct ProVerifyVectorTests {
         } else {
             arguments.append(Vectors.path(row.file))
         }
-        let result = try sandbox.plain(arguments, stdin: stdin)
+        let result = try await sandbox.plain(arguments, stdin: stdin)
         if let category = row.category {
             #expect(result.status == 5, "\(result)")
             #expect(result.stderr.hasPrefix("griptrack: Signed data rejected (\(category)): "), "\(result)")
@@ -78,7 +78,7 @@ struct ProVerifyVectorTests {
     }
 
     @Test("the table covers every JWS vector in expectations.json")
-    func coverage() throws {
+    func coverage() async throws {
         struct Expectations: Decodable {
             struct Vector: Decodable { var file: String }
             var jws_vectors: [Vector]
@@ -89,7 +89,7 @@ struct ProVerifyVectorTests {
     }
 
     @Test("a wrong-environment notification is refused verbatim, with the configuration hint, and prints its payload")
-    func wrongEnvironmentVerbatim() throws {
+    func wrongEnvironmentVerbatim() async throws {
         let sandbox = try CLISandbox(config: """
             [app_store]
             bundle_id = "com.example"
@@ -98,7 +98,7 @@ struct ProVerifyVectorTests {
             trusted_roots = ["\(Vectors.path("certs/testCA.der"))"]
             """)
         defer { sandbox.cleanUp() }
-        let result = try sandbox.plain([
+        let result = try await sandbox.plain([
             "pro", "verify", Vectors.path("mock_signed_data/testNotification"), "--at", "2025-11-01",
             "--config", sandbox.config,
         ])
@@ -109,7 +109,7 @@ struct ProVerifyVectorTests {
     }
 
     @Test("pro import refuses tampered data with exit 5 and changes nothing")
-    func importTampered() throws {
+    func importTampered() async throws {
         let sandbox = try CLISandbox(config: """
             [app_store]
             bundle_id = "com.example"
@@ -117,15 +117,15 @@ struct ProVerifyVectorTests {
             trusted_roots = ["\(Vectors.path("certs/testCA.der"))"]
             """)
         defer { sandbox.cleanUp() }
-        let result = try sandbox.run("pro", "import", Vectors.path("derived/testNotification.tampered-signature"))
+        let result = try await sandbox.run("pro", "import", Vectors.path("derived/testNotification.tampered-signature"))
         #expect(result.status == 5)
         #expect(result.stderr == "griptrack: Signed data rejected (signature): the ES256 signature does not match the "
             + "header and payload. Nothing was changed.\n")
-        #expect(try sandbox.run("pro", "status").stdout == "Free: no Pro subscription\nFree: 0 of 5 recordings stored\n")
+        #expect(try await sandbox.run("pro", "status").stdout == "Free: no Pro subscription\nFree: 0 of 5 recordings stored\n")
     }
 
     @Test("pro import stores a valid notification once and ignores its replay")
-    func importTwice() throws {
+    func importTwice() async throws {
         let sandbox = try CLISandbox(config: """
             [app_store]
             bundle_id = "com.example"
@@ -134,10 +134,10 @@ struct ProVerifyVectorTests {
             """)
         defer { sandbox.cleanUp() }
         let file = Vectors.path("mock_signed_data/testNotification")
-        let first = try sandbox.run("pro", "import", file)
+        let first = try await sandbox.run("pro", "import", file)
         #expect(first.status == 0, "\(first)")
         #expect(first.stdout == "Notification: stored\nFree: no Pro subscription\n")
-        let second = try sandbox.run("pro", "import", file)
+        let second = try await sandbox.run("pro", "import", file)
         #expect(second.status == 0)
         #expect(second.stdout == "Notification: ignored: this notification was already applied\nFree: no Pro subscription\n")
     }
@@ -146,7 +146,7 @@ struct ProVerifyVectorTests {
 @Suite("account binding")
 struct AccountBindingTests {
     @Test("with account_token set, a valid transaction without that appAccountToken is refused as app identifier")
-    func unboundTransactionRefused() throws {
+    func unboundTransactionRefused() async throws {
         let sandbox = try CLISandbox(config: """
             [app_store]
             bundle_id = "com.example"
@@ -155,7 +155,7 @@ struct AccountBindingTests {
             account_token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
             """)
         defer { sandbox.cleanUp() }
-        let result = try sandbox.plain([
+        let result = try await sandbox.plain([
             "pro", "verify", Vectors.path("mock_signed_data/transactionInfo"), "--at", "2025-11-01",
             "--config", sandbox.config,
         ])

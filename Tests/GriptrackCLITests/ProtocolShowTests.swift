@@ -6,11 +6,11 @@ import Testing
 @Suite("show --protocol, --endurance and body weight")
 struct ProtocolShowTests {
     @Test("show --protocol matches each planned rep: six done, the seventh of 7x missed, time in the band of --max-kg")
-    func protocolMatch() throws {
+    func protocolMatch() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        #expect(try sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
-        let result = try sandbox.run("show", "1", "--no-plot", "--protocol", "repeaters 7x 7:3 @80%", "--max-kg", "27")
+        #expect(try await sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
+        let result = try await sandbox.run("show", "1", "--no-plot", "--protocol", "repeaters 7x 7:3 @80%", "--max-kg", "27")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains(
             "\nProtocol repeaters 7x 7:3 @80%: 6 done, 0 short, 1 missed of 7 reps; target band 20.2–22.9 kg\n"), "\(result)")
@@ -28,7 +28,7 @@ struct ProtocolShowTests {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         // A built-in by name, without the athlete's max: statuses, and why there is no time in band.
         let json = try decoder.decode(
-            Shown.self, from: Data(try sandbox.run("show", "1", "--protocol", "repeaters", "--json").stdout.utf8))
+            Shown.self, from: Data(try await sandbox.run("show", "1", "--protocol", "repeaters", "--json").stdout.utf8))
         #expect(json.protocolMatch.reps.map(\.status) == Array(repeating: "done", count: 6))
         #expect(json.protocolMatch.reps.allSatisfy { $0.inBandPercent == nil })
         #expect(json.protocolMatch.inBandLeftOut
@@ -36,26 +36,26 @@ struct ProtocolShowTests {
     }
 
     @Test("show --protocol with a mistake exits 2 naming the column; --max-kg needs --protocol")
-    func protocolUsage() throws {
+    func protocolUsage() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        let bad = try sandbox.run("show", "1", "--protocol", "repeaters 6x 7-3")
+        let bad = try await sandbox.run("show", "1", "--protocol", "repeaters 6x 7-3")
         #expect(bad.status == 2)
         #expect(bad.stderr.hasPrefix(
             "Error: --protocol \"repeaters 6x 7-3\": column 14: \"7-3\": write work and rest with a colon, e.g. 7:3.\n"),
             "\(bad)")
-        let lonely = try sandbox.run("show", "1", "--max-kg", "30")
+        let lonely = try await sandbox.run("show", "1", "--max-kg", "30")
         #expect(lonely.status == 2)
         #expect(lonely.stderr.hasPrefix("Error: --max-kg sets a protocol's band; add --protocol.\n"), "\(lonely)")
     }
 
     @Test("with a body weight, show gives MVC and MVC-7 as % of it, and --critical-force CF and W′ per body weight")
-    func bodyWeight() throws {
+    func bodyWeight() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        #expect(try sandbox.run("replay", sandbox.capture("critical-force"), "--save").status == 0)
-        #expect(try sandbox.run("label", "1", "--body-weight-kg", "64").status == 0)
-        let result = try sandbox.run("show", "1", "--no-plot", "--critical-force")
+        #expect(try await sandbox.run("replay", sandbox.capture("critical-force"), "--save").status == 0)
+        #expect(try await sandbox.run("label", "1", "--body-weight-kg", "64").status == 0)
+        let result = try await sandbox.run("show", "1", "--no-plot", "--critical-force")
         #expect(result.status == 0, "\(result)")
         let figures = result.stdout.split(separator: "\n")[3]
         #expect(figures.hasPrefix("MVC "), "\(result)")
@@ -66,11 +66,11 @@ struct ProtocolShowTests {
     }
 
     @Test("show --endurance: a hold still loaded when the capture ends has no time to failure")
-    func enduranceStillHolding() throws {
+    func enduranceStillHolding() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        #expect(try sandbox.run("replay", sandbox.capture("endurance-loaded"), "--save").status == 0)
-        let result = try sandbox.run("show", "1", "--no-plot", "--endurance")
+        #expect(try await sandbox.run("replay", sandbox.capture("endurance-loaded"), "--save").status == 0)
+        let result = try await sandbox.run("show", "1", "--no-plot", "--endurance")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasSuffix("\nEndurance: still holding when the recording ended (peak 7.6 kg)\n"), "\(result)")
     }
@@ -78,18 +78,18 @@ struct ProtocolShowTests {
 
 extension ProtocolShowTests {
     @Test("trends --athlete --hand keeps one athlete's hand: Ana's left-hand best, not Ben's")
-    func trendsPerAthleteAndHand() throws {
+    func trendsPerAthleteAndHand() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        #expect(try sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
-        #expect(try sandbox.run("replay", sandbox.capture("max-pulls"), "--save").status == 0)
-        #expect(try sandbox.run("label", "1", "--athlete", "Ana", "--hand", "left").status == 0)
-        #expect(try sandbox.run("label", "2", "--athlete", "Ben", "--hand", "left").status == 0)
-        #expect(try sandbox.run("pro", "grant").status == 0)
-        let ana = try sandbox.run("trends", "--athlete", "ana", "--hand", "left")
+        #expect(try await sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
+        #expect(try await sandbox.run("replay", sandbox.capture("max-pulls"), "--save").status == 0)
+        #expect(try await sandbox.run("label", "1", "--athlete", "Ana", "--hand", "left").status == 0)
+        #expect(try await sandbox.run("label", "2", "--athlete", "Ben", "--hand", "left").status == 0)
+        #expect(try await sandbox.run("pro", "grant").status == 0)
+        let ana = try await sandbox.run("trends", "--athlete", "ana", "--hand", "left")
         #expect(ana.status == 0, "\(ana)")
         #expect(ana.stdout.hasPrefix("Personal best:  22.4 kg"), "\(ana)")
-        let nobody = try sandbox.run("trends", "--athlete", "Ana", "--hand", "right")
+        let nobody = try await sandbox.run("trends", "--athlete", "Ana", "--hand", "right")
         #expect(nobody.stdout.hasPrefix("No scored recordings yet."), "\(nobody)")
     }
 }

@@ -34,11 +34,11 @@ struct RecordClientTests {
     }
 
     @Test("record --duration asks STATUS, RECORD, WATCH, STOP and prints each effort and the saved recording")
-    func durationStops() throws {
+    func durationStops() async throws {
         let daemon = try ScriptedDaemon(replies: Self.happy())
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run([
+        let result = try await runner.run([
             "record", "--socket", daemon.socketPath, "--duration", "0.3", "--hand", "left", "--label", "warm-up"])
         daemon.finish()
         #expect(result.status == 0, "\(result)")
@@ -59,30 +59,30 @@ struct RecordClientTests {
     }
 
     @Test("record --json --immediate asks for WATCH pace immediate; a 1.2 daemon is told it needs 1.3 before RECORD")
-    func immediateWatch() throws {
+    func immediateWatch() async throws {
         let daemon = try ScriptedDaemon(
             greeting: #"{"class":"VERSION","release":"0.2.0","proto_major":1,"proto_minor":3}"#, replies: Self.happy())
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3", "--json", "--immediate"])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3", "--json", "--immediate"])
         daemon.finish()
         #expect(result.status == 0, "\(result)")
         #expect(daemon.requests.contains(#"{"class":"WATCH","enable":true,"pace":"immediate"}"#), "\(daemon.requests)")
 
         let older = try ScriptedDaemon(
             greeting: #"{"class":"VERSION","release":"0.1.0","proto_major":1,"proto_minor":2}"#, replies: Self.happy())
-        let refused = try runner.run(["record", "--socket", older.socketPath, "--json", "--immediate"])
+        let refused = try await runner.run(["record", "--socket", older.socketPath, "--json", "--immediate"])
         older.finish()
         #expect(refused.status == 4, "\(refused)")
         #expect(refused.stderr.contains("this command needs 1.3"), "\(refused)")
         #expect(!older.requests.contains { $0.contains("RECORD") }, "a recording was started before the version check")
 
-        let plain = try runner.run(["record", "--immediate"])
+        let plain = try await runner.run(["record", "--immediate"])
         #expect(plain.status == 2, "--immediate without --json is a usage error: \(plain)")
     }
 
     @Test("Ctrl-C does not kill record: it sends STOP, waits for the answer and exits 0")
-    func interruptStops() throws {
+    func interruptStops() async throws {
         let daemon = try ScriptedDaemon(replies: Self.happy())
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
@@ -114,11 +114,11 @@ struct RecordClientTests {
     }
 
     @Test("--json prints the daemon's event lines, then the STOP result, one object per line")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let daemon = try ScriptedDaemon(replies: Self.happy())
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3", "--json"])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3", "--json"])
         daemon.finish()
         #expect(result.status == 0, "\(result)")
         let expected = [Self.started, Self.stream[2], Self.stream[4], Self.stream[5], Self.stream[6], Self.saved]
@@ -126,12 +126,12 @@ struct RecordClientTests {
     }
 
     @Test("--no-save sends save:false and reports what was discarded")
-    func noSave() throws {
+    func noSave() async throws {
         let discarded = #"{"class":"STOP","event":"discarded","samples":4210,"efforts":1}"#
         let daemon = try ScriptedDaemon(replies: Self.happy(stop: discarded))
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3", "--no-save"])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3", "--no-save"])
         daemon.finish()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasSuffix("Not saved (--no-save): 1 effort, max 31.2 kg, average 31.2 kg\n"), "\(result)")
@@ -139,7 +139,7 @@ struct RecordClientTests {
     }
 
     @Test("a refusal by the free plan exits 3 with the reason and the --no-save hint, and sends no WATCH")
-    func refused() throws {
+    func refused() async throws {
         let reason = "Free plan keeps 5 recordings (5 of 5 used). Delete one with `griptrack delete <id>` or upgrade to Pro."
         let daemon = try ScriptedDaemon { requestClass, _ in
             switch requestClass {
@@ -150,7 +150,7 @@ struct RecordClientTests {
         }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 3)
         #expect(result.stdout == "")
@@ -159,7 +159,7 @@ struct RecordClientTests {
     }
 
     @Test("the daemon going away mid-recording is reported and exits 4")
-    func daemonGoesAway() throws {
+    func daemonGoesAway() async throws {
         let daemon = try ScriptedDaemon { requestClass, _ in
             switch requestClass {
             case "STATUS": [Self.status]
@@ -169,7 +169,7 @@ struct RecordClientTests {
         }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 4)
         #expect(result.stderr == "griptrack: griptrackd went away during the recording (it stopped or crashed); what "
@@ -177,7 +177,7 @@ struct RecordClientTests {
     }
 
     @Test("a recording the daemon ends itself is reported with what it saved, and exits 1")
-    func daemonEndsRecording() throws {
+    func daemonEndsRecording() async throws {
         let ended = #"{"class":"RECORDER","event":"saved","id":12,"explicit":true,"samples":4210,"efforts":1}"#
         let daemon = try ScriptedDaemon { requestClass, _ in
             switch requestClass {
@@ -189,7 +189,7 @@ struct RecordClientTests {
         }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 1)
         #expect(result.stdout.hasSuffix("Saved recording #12: 1 effort, max 31.2 kg, average 31.2 kg\n"), "\(result)")
@@ -198,27 +198,27 @@ struct RecordClientTests {
     }
 
     @Test("an ERROR answer to RECORD is printed as the daemon said it, exit 1")
-    func recordError() throws {
+    func recordError() async throws {
         let message = "a recording is already in progress (explicit, started by pid 123); send STOP first"
         let daemon = try ScriptedDaemon { requestClass, _ in
             requestClass == "STATUS" ? [Self.status] : [#"{"class":"ERROR","message":"\#(message)"}"#]
         }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 1)
         #expect(result.stderr == "griptrack: \(message)\n")
     }
 
     @Test("a refused connection exits 4 with the daemon's text and how to join group griptrack")
-    func notAuthorized() throws {
+    func notAuthorized() async throws {
         let refusal = "not authorized: uid 1000 is not root and not in group griptrack; add the user to it "
             + "(`usermod -aG griptrack USER`, then log in again)"
         let daemon = try ScriptedDaemon(greeting: #"{"class":"ERROR","message":"\#(refusal)"}"#) { _, _ in nil }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 4)
         #expect(result.stderr == "griptrack: griptrackd refused the connection: \(refusal). Join group griptrack "
@@ -226,13 +226,13 @@ struct RecordClientTests {
     }
 
     @Test("status for a refused user says the daemon runs and refused them, not that it is not running")
-    func statusWhenRefused() throws {
+    func statusWhenRefused() async throws {
         let refusal = "not authorized: uid 1000 is not root and not in group griptrack; add the user to it "
             + "(`usermod -aG griptrack USER`, then log in again)"
         let daemon = try ScriptedDaemon(greeting: #"{"class":"ERROR","message":"\#(refusal)"}"#) { _, _ in nil }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["status", "--socket", daemon.socketPath])
+        let result = try await runner.run(["status", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 4)
         #expect(result.stdout.hasPrefix("Daemon:    running on \(daemon.socketPath), but it refused this user\n"), "\(result)")
@@ -241,12 +241,12 @@ struct RecordClientTests {
     }
 
     @Test("a protocol 1.0 daemon is told apart: record needs 1.1, exit 4")
-    func oldDaemon() throws {
+    func oldDaemon() async throws {
         let daemon = try ScriptedDaemon(
             greeting: #"{"class":"VERSION","release":"0.1.0","proto_major":1,"proto_minor":0}"#) { _, _ in nil }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record", "--socket", daemon.socketPath])
+        let result = try await runner.run(["record", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 4)
         #expect(result.stderr == "griptrack: griptrackd 0.1.0 speaks protocol 1.0; this command needs 1.1. "
@@ -255,11 +255,11 @@ struct RecordClientTests {
     }
 
     @Test("without a daemon, record exits 4 and says how to start it or record without it")
-    func noDaemon() throws {
+    func noDaemon() async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
         let path = runner.home.appendingPathComponent("none.sock").path
-        let result = try runner.run(["record", "--socket", path])
+        let result = try await runner.run(["record", "--socket", path])
         #expect(result.status == 4)
         #expect(result.stderr == "griptrack: griptrackd is not running (no socket at \(path)): start it with "
             + "`sudo systemctl start griptrack`, or use `griptrack record --direct` / `--replay FILE`\n")
@@ -278,20 +278,20 @@ struct RecordClientTests {
         (["--label", String(repeating: "x", count: 201)], "--label is 201 bytes; at most 200 are allowed."),
         (["--label", "a\tb"], "--label has a control character (U+0009) at character 2; a label is one line of text."),
     ])
-    func usage(_ arguments: [String], message: String) throws {
+    func usage(_ arguments: [String], message: String) async throws {
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["record"] + arguments)
+        let result = try await runner.run(["record"] + arguments)
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("Error: \(message)\n"), "\(result)")
     }
 
     @Test("status shows daemon, device, recording and plan from STATUS")
-    func status() throws {
+    func status() async throws {
         let daemon = try ScriptedDaemon { requestClass, _ in requestClass == "STATUS" ? [Self.status] : nil }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["status", "--socket", daemon.socketPath])
+        let result = try await runner.run(["status", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
@@ -304,12 +304,12 @@ struct RecordClientTests {
     }
 
     @Test("status shows the daemon's sync: rows waiting and the last failure (protocol 1.4)")
-    func statusSync() throws {
+    func statusSync() async throws {
         let withSync = Self.status.dropLast() + #","sync":{"pending_rows":7,"last_attempt_at":1795000000.5,"failures":2,"last_error":"Could not connect to PostgreSQL at griptrack@db:5432/griptrack","next_push_s":4.0}}"#
         let daemon = try ScriptedDaemon { requestClass, _ in requestClass == "STATUS" ? [String(withSync)] : nil }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["status", "--socket", daemon.socketPath])
+        let result = try await runner.run(["status", "--socket", daemon.socketPath])
         daemon.finish()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("""
@@ -320,11 +320,11 @@ struct RecordClientTests {
     }
 
     @Test("status --json has the daemon, device, recording and plan objects")
-    func statusJSON() throws {
+    func statusJSON() async throws {
         let daemon = try ScriptedDaemon { requestClass, _ in requestClass == "STATUS" ? [Self.status] : nil }
         let runner = try CLIRunner()
         defer { runner.cleanUp() }
-        let result = try runner.run(["status", "--socket", daemon.socketPath, "--json"])
+        let result = try await runner.run(["status", "--socket", daemon.socketPath, "--json"])
         daemon.finish()
         #expect(result.status == 0, "\(result)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -341,12 +341,12 @@ struct RecordClientTests {
     }
 
     @Test("status without a daemon shows the personal database's plan, says the daemon is down, exits 4")
-    func statusDaemonDown() throws {
+    func statusDaemonDown() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        try sandbox.run("replay", sandbox.capture("repeaters"), "--save")
+        try await sandbox.run("replay", sandbox.capture("repeaters"), "--save")
         let path = sandbox.directory.appendingPathComponent("none.sock").path
-        let result = try sandbox.run("status", "--socket", path)
+        let result = try await sandbox.run("status", "--socket", path)
         #expect(result.status == 4)
         #expect(result.stdout == """
             Daemon:    not running (\(path))
@@ -357,7 +357,7 @@ struct RecordClientTests {
         #expect(result.stderr == "griptrack: griptrackd is not running (no socket at \(path)): start it with "
             + "`sudo systemctl start griptrack`, or use `griptrack record --direct` / `--replay FILE`\n")
 
-        let json = try sandbox.run("status", "--socket", path, "--json")
+        let json = try await sandbox.run("status", "--socket", path, "--json")
         #expect(json.status == 4)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect((object["daemon"] as? [String: Any])?["running"] as? Bool == false)

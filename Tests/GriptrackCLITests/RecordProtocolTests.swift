@@ -19,7 +19,7 @@ struct RecordProtocolTests {
     static func samples(at seconds: Double) -> DaemonMessage { .samples(times: [seconds], kilograms: [20]) }
 
     @Test("countdown, HANG, REST and DONE as stream time passes; each phase change is one plain line and one bell")
-    func cues() throws {
+    func cues() async throws {
         var state = try Self.state("repeaters 2x 10:20 alternate @80%", maxKg: 30)
         var plain: [String] = []
         for second in [100.0, 102, 105, 110, 115.5, 125, 135, 140, 146] { plain += state.apply(Self.samples(at: second)) }
@@ -34,7 +34,7 @@ struct RecordProtocolTests {
     }
 
     @Test("the full screen shows the cue under the forces")
-    func screen() throws {
+    func screen() async throws {
         var state = try Self.state("repeaters 6x 7:3")
         _ = state.apply(Self.samples(at: 0))
         _ = state.apply(Self.samples(at: 8.2))
@@ -45,17 +45,17 @@ struct RecordProtocolTests {
 
 extension RecordProtocolTests {
     @Test("record --replay --protocol prints the cues in a pipe, from the countdown to DONE")
-    func recordRunsTheProtocol() throws {
+    func recordRunsTheProtocol() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        let result = try sandbox.run(
+        let result = try await sandbox.run(
             "record", "--replay", sandbox.capture("repeaters-missed"), "--speed", "100", "--no-save", "--protocol",
             "repeaters", "--max-kg", "27")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("\nGET READY  5 s · right hand first\nHANG  rep 1/6 · "), "\(result)")
         #expect(result.stdout.contains(" · band 20.2–22.9 kg\n"), "\(result)")
         #expect(result.stdout.contains("\nDONE  every rep's time is over · Ctrl-C stops the recording\n"), "\(result)")
-        let refused = try sandbox.run("record", "--protocol", "cf 24x 7:3 @80%")
+        let refused = try await sandbox.run("record", "--protocol", "cf 24x 7:3 @80%")
         #expect(refused.status == 2)
         #expect(refused.stderr.hasPrefix("Error: --protocol \"cf 24x 7:3 @80%\": column 12: cf is all-out"), "\(refused)")
     }
@@ -63,31 +63,31 @@ extension RecordProtocolTests {
 
 extension RecordProtocolTests {
     @Test("record --protocol stores the protocol and its max; show scores it without --protocol, list --json has it")
-    func recordStoresTheProtocol() throws {
+    func recordStoresTheProtocol() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        let recorded = try sandbox.run(
+        let recorded = try await sandbox.run(
             "record", "--replay", sandbox.capture("repeaters-missed"), "--speed", "100", "--protocol", "Repeaters",
             "--max-kg", "27", "--athlete", "Ana")
         #expect(recorded.status == 0, "\(recorded)")
-        let list = try sandbox.run("list", "--json")
+        let list = try await sandbox.run("list", "--json")
         let row = try #require(
             (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])?["recordings"]
                 as? [[String: Any]]).first
         // The built-in's name is stored as its notation: the recording keeps the test it ran.
         #expect(row?["protocol"] as? String == "repeaters 6x 7:3 @80%", "\(list)")
         #expect(row?["protocol_max_kg"] as? Double == 27)
-        let shown = try sandbox.run("show", "1", "--no-plot")
+        let shown = try await sandbox.run("show", "1", "--no-plot")
         #expect(shown.status == 0, "\(shown)")
         #expect(shown.stdout.contains("\nAna, protocol repeaters 6x 7:3 @80% (max 27.0 kg)\n"), "\(shown)")
         #expect(shown.stdout.contains("\nProtocol repeaters 6x 7:3 @80%: 5 done, 0 short, 1 missed of 6 reps; target band "),
                 "\(shown)")
         // --protocol given again still wins over the stored one.
-        let other = try sandbox.run("show", "1", "--no-plot", "--protocol", "repeaters 7x 7:3")
+        let other = try await sandbox.run("show", "1", "--no-plot", "--protocol", "repeaters 7x 7:3")
         #expect(other.stdout.contains("\nProtocol repeaters 7x 7:3: 5 done, 0 short, 2 missed of 7 reps\n"), "\(other)")
         // label clears it; show then has no protocol table.
-        let cleared = try sandbox.run("label", "1", "--protocol", "")
+        let cleared = try await sandbox.run("label", "1", "--protocol", "")
         #expect(cleared.stdout == "Recording 1: Ana\n", "\(cleared)")
-        #expect(try sandbox.run("show", "1", "--no-plot").stdout.contains("Protocol ") == false)
+        #expect(try await sandbox.run("show", "1", "--no-plot").stdout.contains("Protocol ") == false)
     }
 }

@@ -8,18 +8,18 @@ struct TrainingTrendsCommandTests {
     typealias Seeds = ExportSetupTests
 
     @Test("trends group per athlete × hand × grip × protocol with first, latest, changes and the weekly slope")
-    func trendsPerGroup() throws {
+    func trendsPerGroup() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        try Seeds.seed(sandbox)
+        try await Seeds.seed(sandbox)
         // Pro-only, as all of trends: the free plan keeps stats.
         let svgPath = sandbox.directory.appendingPathComponent("trends.svg").path
-        let free = try sandbox.run("trends", "--svg", svgPath)
+        let free = try await sandbox.run("trends", "--svg", svgPath)
         #expect(free.status == 3, "\(free)")
         #expect(!FileManager.default.fileExists(atPath: svgPath))
-        #expect(try sandbox.run("pro", "grant").status == 0)
+        #expect(try await sandbox.run("pro", "grant").status == 0)
 
-        let json = try Seeds.json(try sandbox.run("trends", "--json").stdout)
+        let json = try Seeds.json(try await sandbox.run("trends", "--json").stdout)
         let training = try #require(json["training"] as? [String: Any])
         #expect(training["slope_method"] as? String
             == "least squares of each figure against each test's start time; per week")
@@ -42,7 +42,7 @@ struct TrainingTrendsCommandTests {
         #expect(abs((rfd["first"] as? Double ?? 0) - 80) < 1, "\(rfd)")
         #expect(abs((rfd["slope_per_week"] as? Double ?? 0) - 4) < 0.5, "\(rfd)")
 
-        let text = try sandbox.run("trends")
+        let text = try await sandbox.run("trends")
         #expect(text.status == 0, "\(text)")
         #expect(text.stdout.contains("""
 
@@ -52,9 +52,9 @@ struct TrainingTrendsCommandTests {
 
             """), "\(text)")
         #expect(text.stdout.contains("\n  MVC (kg)\n  44.0 ┤"), "\(text)")
-        #expect(!(try sandbox.run("trends", "--no-plot").stdout.contains("┤")))
+        #expect(!(try await sandbox.run("trends", "--no-plot").stdout.contains("┤")))
 
-        let drawn = try sandbox.run("trends", "--svg", svgPath)
+        let drawn = try await sandbox.run("trends", "--svg", svgPath)
         #expect(drawn.status == 0 && drawn.stdout.hasSuffix("Chart written to \(svgPath)\n"), "\(drawn)")
         let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
@@ -67,19 +67,19 @@ struct TrainingTrendsCommandTests {
 
 extension TrainingTrendsCommandTests {
     @Test("a recording stored with the cf protocol brings its critical force into trends; show adds it by default")
-    func criticalForceInTrends() throws {
+    func criticalForceInTrends() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        #expect(try sandbox.run("replay", sandbox.capture("cf-plateau"), "--save").status == 0)
-        #expect(try sandbox.run("label", "1", "--protocol", "cf", "--athlete", "Ana").status == 0)
-        let shown = try Seeds.json(try sandbox.run("show", "1", "--json").stdout)
+        #expect(try await sandbox.run("replay", sandbox.capture("cf-plateau"), "--save").status == 0)
+        #expect(try await sandbox.run("label", "1", "--protocol", "cf", "--athlete", "Ana").status == 0)
+        let shown = try Seeds.json(try await sandbox.run("show", "1", "--json").stdout)
         let critical = try #require(shown["critical_force"] as? [String: Any])
         // The capture is built to a 15 kg plateau above a 0.2 kg baseline (ProtocolSessionsTests).
         let cf = try #require(critical["critical_force_kg"] as? Double)
         #expect(abs(cf - 15.2) / 15.2 < 0.015)
-        #expect(try sandbox.run("pro", "grant").status == 0)
+        #expect(try await sandbox.run("pro", "grant").status == 0)
         let groups = try #require(
-            (try Seeds.json(try sandbox.run("trends", "--json").stdout)["training"] as? [String: Any])?["groups"]
+            (try Seeds.json(try await sandbox.run("trends", "--json").stdout)["training"] as? [String: Any])?["groups"]
                 as? [[String: Any]])
         #expect(groups.count == 1 && groups[0]["protocol"] as? String == "cf 24x 7:3")
         let figure = (groups[0]["figures"] as? [[String: Any]])?.first { $0["name"] as? String == "cf" }
