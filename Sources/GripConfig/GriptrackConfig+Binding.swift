@@ -8,7 +8,7 @@ extension GriptrackConfig {
     ///
     /// - Parameter verified: Data the verifier accepted.
     /// - Throws: A ``VerificationFailure`` of category `appIdentifier` naming both tokens.
-    public func checkAccountBinding(_ verified: VerifiedSignedData) throws(VerificationFailure) {
+    package func checkAccountBinding(_ verified: VerifiedSignedData) throws(VerificationFailure) {
         guard let expected = appStore.accountToken else { return }
         let transaction: (payload: TransactionPayload, json: String)?
         switch verified {

@@ -2,16 +2,16 @@ import Foundation
 
 extension GriptrackConfig {
     /// `[hub] password_file`, resolved against the configuration file's directory.
-    public var hubPasswordPath: String? { hub.passwordFile.map(resolve) }
+    package var hubPasswordPath: String? { hub.passwordFile.map(resolve) }
     /// `[hub] ca_file`, resolved against the configuration file's directory.
-    public var hubCAPath: String? { hub.caFile.map(resolve) }
+    package var hubCAPath: String? { hub.caFile.map(resolve) }
 
     /// The hub's PostgreSQL password: the first line of `[hub] password_file`, else the URL's own.
     ///
     /// - Returns: The password, or `nil` to log in without one.
     /// - Throws: ``ConfigError`` naming `hub.password_file` when the file is missing, empty, too large, readable by
     ///   others or unreadable.
-    public func hubPassword() throws(ConfigError) -> String? {
+    package func hubPassword() throws(ConfigError) -> String? {
         guard let path = hubPasswordPath else { return hub.url?.password }
         try Self.checkPrivate(path, file: self.path ?? "(defaults)", line: nil, key: "hub.password_file")
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),

@@ -2,16 +2,16 @@ import Foundation
 
 extension GriptrackConfig {
     /// The `[mqtt] password_file`, resolved against the configuration file's directory.
-    public var mqttPasswordPath: String? { mqtt.passwordFile.map(resolve) }
+    package var mqttPasswordPath: String? { mqtt.passwordFile.map(resolve) }
     /// The `[mqtt] ca_file`, resolved against the configuration file's directory.
-    public var mqttCAPath: String? { mqtt.caFile.map(resolve) }
+    package var mqttCAPath: String? { mqtt.caFile.map(resolve) }
 
     /// The password from `[mqtt] password_file` (its first line), or none.
     ///
     /// - Returns: The password.
     /// - Throws: ``ConfigError`` naming `mqtt.password_file` when the file is unreadable, readable by others, or its
     ///   first line is empty.
-    public func mqttPassword() throws(ConfigError) -> String? {
+    package func mqttPassword() throws(ConfigError) -> String? {
         guard let path = mqttPasswordPath else { return nil }
         let file = self.path ?? "(defaults)"
         try Self.checkPrivate(path, file: file, line: nil, key: "mqtt.password_file")

@@ -2,15 +2,15 @@ import Foundation
 
 extension GriptrackConfig {
     /// The `[sync] password_file`, resolved against the configuration file's directory.
-    public var syncPasswordPath: String? { sync.passwordFile.map(resolve) }
+    package var syncPasswordPath: String? { sync.passwordFile.map(resolve) }
     /// The `[sync] ca_file`, resolved against the configuration file's directory.
-    public var syncCAPath: String? { sync.caFile.map(resolve) }
+    package var syncCAPath: String? { sync.caFile.map(resolve) }
 
     /// The password from `password_file` (its first line), else the URL's, else none.
     ///
     /// - Returns: The password.
     /// - Throws: ``ConfigError`` naming `sync.password_file` when the file is unreadable or readable by others.
-    public func syncPassword() throws(ConfigError) -> String? {
+    package func syncPassword() throws(ConfigError) -> String? {
         guard let path = syncPasswordPath else { return sync.url?.password }
         try Self.checkPrivate(path, file: self.path ?? "(defaults)", line: nil, key: "sync.password_file")
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
@@ -30,7 +30,7 @@ extension GriptrackConfig {
     }
 
     /// The largest `password_file` read: a password is one line; a bigger file is the wrong file.
-    public static let passwordFileLimit = 4096
+    package static let passwordFileLimit = 4096
 
     /// Refuses a `password_file` that is missing or that the group or others may read, at load time (exit 5, with
     /// the key's line), so a leaked secret is caught before the first sync.

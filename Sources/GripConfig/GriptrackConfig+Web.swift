@@ -3,7 +3,7 @@ import Glibc
 
 extension GriptrackConfig {
     /// The `[web]` certificate and key, resolved against the configuration file's directory; nil: plain HTTP.
-    public var webTLSFiles: (certificate: String, key: String)? {
+    package var webTLSFiles: (certificate: String, key: String)? {
         guard let certificate = web.tlsCertificate, let key = web.tlsKey else { return nil }
         return (resolve(certificate), resolve(key))
     }

@@ -7,54 +7,54 @@ import TOMLKit
 /// Every key is optional and has a default; an unknown key, a key of the wrong type, or a bad value is an error
 /// naming the file, the line and the key (``ConfigError``). The known keys are one table, ``ConfigKey/all``: a new
 /// setting is a property here and one line there.
-public struct GriptrackConfig: Sendable, Equatable {
+package struct GriptrackConfig: Sendable, Equatable {
     /// Where the system configuration lives.
-    public static let defaultPath = "/etc/griptrack/griptrack.toml"
+    package static let defaultPath = "/etc/griptrack/griptrack.toml"
 
     /// `[entitlements]`
-    public var entitlements = Entitlements()
+    package var entitlements = Entitlements()
     /// `[app_store]`
-    public var appStore = AppStore()
+    package var appStore = AppStore()
     /// `[device]`
-    public var device = Device()
+    package var device = Device()
     /// `[recording]`
-    public var recording = Recording()
+    package var recording = Recording()
     /// `[sync]`
-    public var sync = Sync()
+    package var sync = Sync()
     /// `[web]`: the web app griptrackd serves (docs/web.md).
-    public var web = Web()
+    package var web = Web()
     /// `[mqtt]`
-    public var mqtt = MQTT()
+    package var mqtt = MQTT()
     /// `[hub]`: griptrack-hub, the App Store notifications receiver beside PostgreSQL (docs/account.md).
-    public var hub = Hub()
+    package var hub = Hub()
     /// The file it was read from; `nil` for the built-in defaults.
-    public var path: String?
+    package var path: String?
 
     /// `[entitlements]`: who gets Pro besides subscribers and manual grants.
-    public struct Entitlements: Sendable, Equatable {
+    package struct Entitlements: Sendable, Equatable {
         /// `bypass`: early access, everyone gets Pro.
-        public var bypass = false
+        package var bypass = false
     }
 
     /// `[app_store]`: what App Store signed data must say to be accepted.
-    public struct AppStore: Sendable, Equatable {
+    package struct AppStore: Sendable, Equatable {
         /// `bundle_id`: the app's bundle identifier.
-        public var bundleId = "com.griptrack.app"
+        package var bundleId = "com.griptrack.app"
         /// `environment`: `Production` or `Sandbox`.
-        public var environment = AppStoreEnvironment.production
+        package var environment = AppStoreEnvironment.production
         /// `app_apple_id`: the app's Apple ID; 0 = not set (required for Production notifications).
-        public var appAppleId: Int64 = 0
+        package var appAppleId: Int64 = 0
         /// `trusted_roots`: DER root certificates; empty = the bundled, pinned Apple Root CA - G3. Relative paths
         /// are resolved against the configuration file's directory.
-        public var trustedRoots: [String] = []
+        package var trustedRoots: [String] = []
         /// `account_token`: the `appAccountToken` UUID purchases must carry; `nil` = not bound.
-        public var accountToken: UUID?
+        package var accountToken: UUID?
     }
 
     /// `[device]`: which force device the daemon connects to, and how.
-    public struct Device: Sendable, Equatable {
+    package struct Device: Sendable, Equatable {
         /// How notifications reach the daemon (`notify`).
-        public enum NotifyMode: String, Sendable, Equatable {
+        package enum NotifyMode: String, Sendable, Equatable {
             /// `StartNotify` + `PropertiesChanged` signals (survives reconnects; the default).
             case start
             /// `AcquireNotify` + a socket (falls back to `start` when BlueZ refuses).
@@ -63,69 +63,69 @@ public struct GriptrackConfig: Sendable, Equatable {
 
         /// `address`: the device's Bluetooth address, upper case (`AA:BB:CC:DD:EE:FF`); nil = discover by name
         /// prefix, then by service UUID.
-        public var address: String?
+        package var address: String?
         /// `profile`: which kind of device to drive, an identifier of the profile table (`progressor`, the default;
         /// `griptrack devices` shows each nearby device's).
-        public var profile = "progressor"
+        package var profile = "progressor"
         /// `calibration`: the Frez Dyno's coefficient, kg per ADC count (no other device needs one).
-        public var calibration: Double?
+        package var calibration: Double?
         /// `name_prefix`: advertised names that count as the device; nil = the profile's (`Progressor`).
-        public var namePrefix: String?
+        package var namePrefix: String?
         /// `adapter`: the BlueZ adapter (`hci0`).
-        public var adapter = "hci0"
+        package var adapter = "hci0"
         /// `notify`: `start` or `acquire`.
-        public var notify = NotifyMode.start
+        package var notify = NotifyMode.start
         /// `sleep_when_idle`: after `session_gap_seconds` without an effort, stop measuring and also put the
         /// device to sleep.
-        public var sleepWhenIdle = false
+        package var sleepWhenIdle = false
     }
 
     /// `[recording]`: how the force stream is cut into recordings.
-    public struct Recording: Sendable, Equatable {
+    package struct Recording: Sendable, Equatable {
         /// `session_gap_seconds`: idle time that ends a recording (and stops measuring), in seconds.
-        public var sessionGapSeconds: Double = 300
+        package var sessionGapSeconds: Double = 300
         /// The longest accepted `session_gap_seconds` (a week): a longer gap never ends a recording anyway.
-        public static let maxSessionGapSeconds: Double = 604_800
+        package static let maxSessionGapSeconds: Double = 604_800
     }
 
     /// `[sync]`: the PostgreSQL database recordings and the subscription mirror are pushed to (docs/sync.md).
-    public struct Sync: Sendable, Equatable {
+    package struct Sync: Sendable, Equatable {
         /// `url`: the server; `nil` = sync is not configured.
-        public var url: SyncURL?
+        package var url: SyncURL?
         /// `ca_file`: PEM CA certificate for TLS; relative to the configuration file's directory.
-        public var caFile: String?
+        package var caFile: String?
         /// `password_file`: a file holding the password (its first line); must not be group- or world-readable.
-        public var passwordFile: String?
+        package var passwordFile: String?
         /// `device_name`: this device, unique within the account; default: the host name.
-        public var deviceName: String?
+        package var deviceName: String?
         /// `account`: whose recordings these are.
-        public var account: String?
+        package var account: String?
         /// `interval_seconds`: how often griptrackd pushes.
-        public var intervalSeconds: Double = 60
+        package var intervalSeconds: Double = 60
         /// `operator_key`: the operator's Ed25519 public key (base64); central grants must be signed with it
         /// (docs/account.md). `nil` = central grants are not pulled.
-        public var operatorKey: OperatorKey?
+        package var operatorKey: OperatorKey?
     }
 
     /// `[hub]`: what griptrack-hub listens on and where it stores what it receives (docs/account.md). Only the hub
     /// reads it; the App Store checks are `[app_store]`'s, the same as a Pi's.
-    public struct Hub: Sendable, Equatable {
+    package struct Hub: Sendable, Equatable {
         /// `listen`: the address and port, behind the TLS reverse proxy (`127.0.0.1:8089` by default).
-        public var listen = WebListen("127.0.0.1:8089")!
+        package var listen = WebListen("127.0.0.1:8089")!
         /// `url`: the PostgreSQL server, as `[sync] url` (an operator role); `nil` = the hub cannot start.
-        public var url: SyncURL?
+        package var url: SyncURL?
         /// `ca_file`: PEM CA certificate for TLS to PostgreSQL; relative to the configuration file's directory.
-        public var caFile: String?
+        package var caFile: String?
         /// `password_file`: the operator role's password (its first line); must not be group- or world-readable.
-        public var passwordFile: String?
+        package var passwordFile: String?
         /// `requests_per_minute`: notification requests accepted per client address in any minute.
-        public var requestsPerMinute = 60
+        package var requestsPerMinute = 60
     }
 
     /// `[web]`: the web app griptrackd serves (docs/web.md); off unless `listen` is set.
-    public struct Web: Sendable, Equatable {
+    package struct Web: Sendable, Equatable {
         /// Who may use the web app without pairing.
-        public enum Anonymous: String, Sendable, Equatable {
+        package enum Anonymous: String, Sendable, Equatable {
             /// Nobody: every API call needs a paired session or a bearer token.
             case none
             /// Anyone who reaches the port may watch (the live view and the history).
@@ -133,38 +133,38 @@ public struct GriptrackConfig: Sendable, Equatable {
         }
 
         /// `listen`: the address and port, or nil (the web app is off).
-        public var listen: WebListen?
+        package var listen: WebListen?
         /// `anonymous`: what a visitor without credentials may do.
-        public var anonymous = Anonymous.none
+        package var anonymous = Anonymous.none
         /// `tls_certificate`: a PEM certificate chain; with `tls_key`, the web app serves HTTPS only. Relative to the
         /// configuration file's directory.
-        public var tlsCertificate: String?
+        package var tlsCertificate: String?
         /// `tls_key`: the certificate's PEM private key; must not be group- or world-readable.
-        public var tlsKey: String?
+        package var tlsKey: String?
     }
 
     /// `[mqtt]`: the MQTT broker griptrackd publishes to, with Home Assistant discovery (docs/home-assistant.md).
-    public struct MQTT: Sendable, Equatable {
+    package struct MQTT: Sendable, Equatable {
         /// `url`: the broker; `nil` = MQTT is off.
-        public var url: MQTTURL?
+        package var url: MQTTURL?
         /// `ca_file`: PEM CA certificate for `mqtts://`; relative to the configuration file's directory.
-        public var caFile: String?
+        package var caFile: String?
         /// `username`: the broker account.
-        public var username: String?
+        package var username: String?
         /// `password_file`: a file holding the password (its first line); must not be group- or world-readable.
-        public var passwordFile: String?
+        package var passwordFile: String?
         /// `client_id`: the MQTT client id; default `griptrack-<node id>`.
-        public var clientID: String?
+        package var clientID: String?
         /// `base_topic`: the state topics' prefix; default `griptrack/<device name>`.
-        public var baseTopic: String?
+        package var baseTopic: String?
         /// `discovery_prefix`: Home Assistant's discovery prefix.
-        public var discoveryPrefix = "homeassistant"
+        package var discoveryPrefix = "homeassistant"
         /// `allow_commands`: offer and obey the tare button and the recording switch.
-        public var allowCommands = false
+        package var allowCommands = false
     }
 
     /// The built-in defaults (no file).
-    public init() {}
+    package init() {}
 
     /// Reads a configuration file.
     ///
@@ -174,7 +174,7 @@ public struct GriptrackConfig: Sendable, Equatable {
     ///     (`--config PATH`), a missing file is an error.
     /// - Returns: The configuration.
     /// - Throws: ``ConfigError``.
-    public static func load(path: String, required: Bool) throws(ConfigError) -> GriptrackConfig {
+    package static func load(path: String, required: Bool) throws(ConfigError) -> GriptrackConfig {
         guard FileManager.default.fileExists(atPath: path) else {
             if required { throw ConfigError(file: path, line: nil, key: nil, problem: "the file does not exist") }
             return GriptrackConfig()
@@ -208,7 +208,7 @@ public struct GriptrackConfig: Sendable, Equatable {
     ///   - file: The file name to put in errors.
     /// - Returns: The configuration (``path`` not set).
     /// - Throws: ``ConfigError``.
-    public static func parse(_ text: String, file: String) throws(ConfigError) -> GriptrackConfig {
+    package static func parse(_ text: String, file: String) throws(ConfigError) -> GriptrackConfig {
         // TOMLKit reads a C string: everything after a NUL would be silently ignored.
         if let nul = text.utf8.firstIndex(of: 0) {
             let line = text.utf8[..<nul].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
@@ -291,7 +291,7 @@ public struct GriptrackConfig: Sendable, Equatable {
     /// - Returns: Bundle id, environment, app Apple ID (0 → none, which Production refuses) and trust roots (the
     ///   files of `trusted_roots`, or the pinned Apple root).
     /// - Throws: ``ConfigError`` naming `app_store.trusted_roots` for an unreadable or non-certificate file.
-    public func verifierConfiguration() throws(ConfigError) -> AppStoreVerifier.Configuration {
+    package func verifierConfiguration() throws(ConfigError) -> AppStoreVerifier.Configuration {
         var roots: [TrustRoot]?
         if !appStore.trustedRoots.isEmpty {
             var loaded: [TrustRoot] = []
@@ -322,20 +322,20 @@ public struct GriptrackConfig: Sendable, Equatable {
 }
 
 /// A configuration file that cannot be used: which file, line and key, and what is wrong.
-public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file.
-    public var file: String
+    package var file: String
     /// The 1-based line, when known.
-    public var line: Int?
+    package var line: Int?
     /// The key as `section.name`, when the problem is one key.
-    public var key: String?
+    package var key: String?
     /// What is wrong and what is expected.
-    public var problem: String
+    package var problem: String
 
     /// Creates an error.
     ///
     /// - Parameters: See the properties.
-    public init(file: String, line: Int?, key: String?, problem: String) {
+    package init(file: String, line: Int?, key: String?, problem: String) {
         self.file = file
         self.line = line
         self.key = key
@@ -343,7 +343,7 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `"/etc/griptrack/griptrack.toml:3: app_store.environment: expected "Production" or "Sandbox", got "Prod""`
-    public var description: String {
+    package var description: String {
         var text = file
         if let line { text += ":\(line)" }
         text += ": "

@@ -1,17 +1,17 @@
 import Foundation
 
 /// `[mqtt] url`, parsed: `mqtt://host[:port]` or `mqtts://host[:port]` (TLS).
-public struct MQTTURL: Sendable, Equatable {
+package struct MQTTURL: Sendable, Equatable {
     /// `mqtts://`: TLS, verified against `ca_file` or the system's trust store.
-    public var tls: Bool
+    package var tls: Bool
     /// A host name or address.
-    public var host: String
+    package var host: String
     /// 1883 for `mqtt://` and 8883 for `mqtts://` unless the URL names a port.
-    public var port: Int
+    package var port: Int
 
     /// Creates a URL value.
     /// - Parameters: See the properties.
-    public init(tls: Bool, host: String, port: Int) {
+    package init(tls: Bool, host: String, port: Int) {
         self.tls = tls
         self.host = host
         self.port = port

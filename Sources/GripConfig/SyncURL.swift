@@ -2,21 +2,21 @@ import Foundation
 
 /// `[sync] url`, parsed: `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require|verify-full]`.
 /// A `host=/directory` query item (as libpq reads it) names a Unix-socket directory instead of a TCP host.
-public struct SyncURL: Sendable, Equatable {
-    public var user: String
+package struct SyncURL: Sendable, Equatable {
+    package var user: String
     /// From the URL; `password_file` is the better place (the URL shows in `ps` and logs).
-    public var password: String?
+    package var password: String?
     /// A host name or address, or a Unix-socket directory (starts with `/`).
-    public var host: String
-    public var port: Int
-    public var database: String
+    package var host: String
+    package var port: Int
+    package var database: String
     /// `disable`, `prefer`, `require` or `verify-full`; `nil` when the URL names none (the sync client then
     /// requires TLS for any host but this machine).
-    public var sslMode: String?
+    package var sslMode: String?
 
     /// Creates a URL value.
     /// - Parameters: See the properties.
-    public init(user: String, password: String?, host: String, port: Int, database: String, sslMode: String?) {
+    package init(user: String, password: String?, host: String, port: Int, database: String, sslMode: String?) {
         self.user = user
         self.password = password
         self.host = host
@@ -26,7 +26,7 @@ public struct SyncURL: Sendable, Equatable {
     }
 
     /// The TLS modes `sslmode` accepts.
-    public static let sslModes = ["disable", "prefer", "require", "verify-full"]
+    package static let sslModes = ["disable", "prefer", "require", "verify-full"]
 
     /// Parses a URL.
     ///

@@ -1,13 +1,13 @@
 /// Where the web app listens: `[web] listen` or `griptrackd --web`, e.g. `0.0.0.0:8080`, `127.0.0.1:0`, `[::]:8080`.
-public struct WebListen: Sendable, Equatable, CustomStringConvertible {
+package struct WebListen: Sendable, Equatable, CustomStringConvertible {
     /// The address to bind, without brackets (`0.0.0.0`, `::1`, a host name).
-    public var host: String
+    package var host: String
     /// The TCP port; 0 lets the system choose (tests).
-    public var port: Int
+    package var port: Int
 
     /// Parses `HOST:PORT` or `[IPv6]:PORT`.
     /// - Returns: nil when the text has no port, a port outside 0–65535 or an empty host.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let hostPart: Substring
         let portPart: Substring
         if text.hasPrefix("[") {
@@ -29,5 +29,5 @@ public struct WebListen: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `HOST:PORT`, with brackets around an IPv6 address.
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -1,16 +1,16 @@
 /// Who may use the daemon's socket, decided from the peer's credentials (SO_PEERCRED / SO_PEERGROUPS).
-public struct Authorization: Sendable, Equatable {
+package struct Authorization: Sendable, Equatable {
     /// The daemon's own user id (its own tools may always watch).
-    public var daemonUID: UInt32
+    package var daemonUID: UInt32
     /// The id of the group whose members may watch, or nil when that group does not exist on this system.
-    public var watchGroupID: UInt32?
+    package var watchGroupID: UInt32?
     /// The group's name, for the refusal message.
-    public var watchGroupName: String
+    package var watchGroupName: String
 
     /// The id of the group whose members may grant and revoke Pro (besides root), or nil when it does not exist.
-    public var adminGroupID: UInt32?
+    package var adminGroupID: UInt32?
     /// The admin group's name, for the refusal message.
-    public var adminGroupName: String
+    package var adminGroupName: String
 
     /// Creates a policy.
     /// - Parameters:
@@ -19,7 +19,7 @@ public struct Authorization: Sendable, Equatable {
     ///   - watchGroupName: The watch group's name.
     ///   - adminGroupID: The admin group's id, or nil if it does not exist (then only root is an admin).
     ///   - adminGroupName: The admin group's name.
-    public init(
+    package init(
         daemonUID: UInt32, watchGroupID: UInt32?, watchGroupName: String, adminGroupID: UInt32? = nil,
         adminGroupName: String = "griptrack-admin"
     ) {
@@ -31,7 +31,7 @@ public struct Authorization: Sendable, Equatable {
     }
 
     /// The verdict for one peer.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// The peer may watch and ask for status.
         case allowed
         /// The peer is refused; the text says why and what to do.
@@ -43,7 +43,7 @@ public struct Authorization: Sendable, Equatable {
     ///   - uid: the peer's user id.
     ///   - gids: the peer's primary and supplementary group ids.
     /// - Returns: `.allowed` for root, the daemon's own user and members of the watch group; `.denied` otherwise.
-    public func decide(uid: UInt32, gids: [UInt32]) -> Decision {
+    package func decide(uid: UInt32, gids: [UInt32]) -> Decision {
         if uid == 0 || uid == daemonUID { return .allowed }
         if let group = watchGroupID, gids.contains(group) { return .allowed }
         return .denied(
@@ -57,7 +57,7 @@ public struct Authorization: Sendable, Equatable {
     ///   - uid: the peer's user id.
     ///   - gids: the peer's primary and supplementary group ids.
     /// - Returns: `.allowed` for root and members of the admin group; `.denied` with the protocol's text otherwise.
-    public func decideAdmin(uid: UInt32, gids: [UInt32]) -> Decision {
+    package func decideAdmin(uid: UInt32, gids: [UInt32]) -> Decision {
         if uid == 0 { return .allowed }
         if let group = adminGroupID, gids.contains(group) { return .allowed }
         return .denied("not authorized: granting or revoking Pro needs root or group \(adminGroupName)")

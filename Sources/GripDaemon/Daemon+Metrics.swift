@@ -8,7 +8,7 @@ extension Daemon {
     /// (docs/metrics.md, "Prometheus"). Reads the counters STATUS keeps; costs the daemon's threads nothing.
     /// - Returns: the exposition text (`Content-Type: text/plain; version=0.0.4; charset=utf-8`).
     /// - Important: Any thread; concurrent scrapes are serialised.
-    public func metricsExposition() -> String {
+    package func metricsExposition() -> String {
         exposition.exposition(metricsSnapshot())
     }
 

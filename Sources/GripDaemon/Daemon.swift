@@ -18,13 +18,13 @@ import ServiceLifecycle
 /// stream, the consumer drains it (closing an open effort and recording), the recorder stores that last recording
 /// and finishes its row, and the socket server passes the last events and replies on before it closes and removes
 /// the socket file.
-public final class Daemon: Sendable {
+package final class Daemon: Sendable {
     /// The path the daemon listens on.
-    public let socketPath: String
+    package let socketPath: String
     private let group: ServiceGroup
     private let server: SocketServer
     /// The web app's credentials and pairing codes (docs/web.md); the executable hands them to its web server.
-    public let webAccess: WebAccess
+    package let webAccess: WebAccess
     /// For `/metrics` (``metricsExposition()``).
     let mqtt: MQTTBridge?
     let status: DaemonStatus
@@ -44,7 +44,7 @@ public final class Daemon: Sendable {
     ///   - logger: the root logger; every service logs through it.
     /// - Throws: `DaemonError` when the replay capture is unusable, the database cannot be opened or the socket
     ///   cannot be bound.
-    public init(
+    package init(
         configuration: DaemonConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger
     ) throws(DaemonError) {
@@ -224,7 +224,7 @@ public final class Daemon: Sendable {
     /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once, or when the
     /// calling task is cancelled.
     /// - Important: Call while `run()` is running; it waits (in 5 ms steps) until then.
-    public func waitUntilServing() async {
+    package func waitUntilServing() async {
         while !server.serving.load(ordering: .acquiring) {
             guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return }
         }
@@ -232,7 +232,7 @@ public final class Daemon: Sendable {
 
     /// Runs every service until a graceful shutdown (SIGTERM/SIGINT when configured, or `shutdown()`) completes.
     /// - Throws: the first error a service throws.
-    public func run() async throws {
+    package func run() async throws {
         // Once serving, start-up is over: what it alone touched goes back (`ExecutablePages`).
         let releaseAfterStartUp = !releasesStartupPages ? nil : Task { [self] in
             await waitUntilServing()
@@ -245,7 +245,7 @@ public final class Daemon: Sendable {
     }
 
     /// Starts a graceful shutdown; `run()` returns once every service has finished.
-    public func shutdown() async {
+    package func shutdown() async {
         await group.triggerGracefulShutdown()
     }
 }

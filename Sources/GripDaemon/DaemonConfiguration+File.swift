@@ -9,7 +9,7 @@ extension DaemonConfiguration {
     /// - Parameters:
     ///   - file: The parsed configuration.
     ///   - deviceAddress: `--device`, which overrides `[device] address`.
-    public mutating func apply(_ file: GriptrackConfig, deviceAddress: String?) {
+    package mutating func apply(_ file: GriptrackConfig, deviceAddress: String?) {
         sessionGap = .milliseconds(Int64((file.recording.sessionGapSeconds * 1000).rounded()))
         radio = RadioConfiguration(
             profile: file.device.profile, address: deviceAddress?.uppercased() ?? file.device.address, namePrefix: file.device.namePrefix,

@@ -7,67 +7,67 @@ import GripStream
 import GripSync
 
 /// Everything `griptrackd` needs to start, already validated by the executable.
-public struct DaemonConfiguration: Sendable {
+package struct DaemonConfiguration: Sendable {
     /// Where the daemon listens; a stale socket file there is replaced, a live one is an error.
-    public var socketPath: String
+    package var socketPath: String
     /// A btsnoop capture to feed into the pipeline instead of the radio, or nil.
-    public var replayPath: String?
+    package var replayPath: String?
     /// Replay pace: capture time divided by this factor (1 = realtime).
-    public var replaySpeed: Double
+    package var replaySpeed: Double
     /// Hold the replay until the first client sends WATCH (demos and tests: nobody misses the start).
-    public var replayWaitsForWatcher: Bool
+    package var replayWaitsForWatcher: Bool
     /// The group whose members may watch (besides root and the daemon's own user).
-    public var watchGroup: String
+    package var watchGroup: String
     /// Bytes queued for one client before it counts as slow and is dropped.
-    public var clientBacklogLimit: Int
+    package var clientBacklogLimit: Int
     /// Bytes queued for all clients together; past it the client furthest behind is dropped, so no number of
     /// silent clients takes the daemon past `clientBudgetBytes` + a line (docs/protocol.md, "Limits").
-    public var clientBudgetBytes = 4 << 20
+    package var clientBudgetBytes = 4 << 20
     /// Connected clients at most; one more is told so and closed.
-    public var maxClients = 64
+    package var maxClients = 64
     /// Install SIGTERM/SIGINT handlers that start a graceful shutdown (the executable does; tests do not).
-    public var handlesSignals: Bool
+    package var handlesSignals: Bool
     /// Give back the executable's pages that start-up and connecting touched, once serving and 10 s into each
     /// connection (`ExecutablePages`; the executable does; tests do not, their process being the test runner).
-    public var releasesStartupPages = false
+    package var releasesStartupPages = false
     /// The release string sent in the VERSION greeting.
-    public var release: String
+    package var release: String
     /// The recordings database (docs/design.md, "Storage": the unit's StateDirectory in system mode).
-    public var databasePath: String
+    package var databasePath: String
     /// The entitlement context: `[entitlements] bypass` from the configuration and the free plan.
-    public var access: AccessContext
+    package var access: AccessContext
     /// The group whose members may grant and revoke Pro (besides root).
-    public var adminGroup: String
+    package var adminGroup: String
     /// After the capture, keep the stream open (like a connected device that went quiet) until shutdown, instead of
     /// ending it; an explicit recording then lasts until STOP (tests, demos).
-    public var replayKeepsStreamOpen = false
+    package var replayKeepsStreamOpen = false
     /// SO_SNDBUF for client connections, or nil for the kernel's default; a small value makes a stalled reader
     /// reach the backlog limit sooner (tests).
-    public var clientSendBufferBytes: Int? = nil
+    package var clientSendBufferBytes: Int? = nil
     /// The BlueZ source's settings; used when there is no replay. nil (and no replay): no source at all.
-    public var radio: RadioConfiguration? = nil
+    package var radio: RadioConfiguration? = nil
     /// Idle time that ends a recording (`[recording] session_gap_seconds`); the radio also stops measuring then.
-    public var sessionGap: Duration = .seconds(300)
+    package var sessionGap: Duration = .seconds(300)
     /// The configuration file's settings; the daemon verifies App Store signed data (PRO import) with its
     /// `[app_store]` section.
-    public var file = GriptrackConfig()
+    package var file = GriptrackConfig()
 
     /// `[sync]`: when set, a sync service pushes the database's outbox every interval (griptrackd sets it; the
     /// CLI's in-process daemon does not, `griptrack sync` pushes its database).
-    public var sync: SyncConfiguration? = nil
+    package var sync: SyncConfiguration? = nil
 
     /// `[mqtt]`: when set, the daemon publishes to an MQTT broker with Home Assistant discovery (griptrackd sets it
     /// from `DaemonMQTT`; the CLI's in-process daemon does not).
-    public var mqtt: MQTTSettings? = nil
+    package var mqtt: MQTTSettings? = nil
 
     /// Rewrites a peer's user id and groups before authorization: `(uid, gids) -> (uid, gids)`.
-    public typealias PeerOverride = @Sendable (UInt32, [UInt32]) -> (UInt32, [UInt32])
+    package typealias PeerOverride = @Sendable (UInt32, [UInt32]) -> (UInt32, [UInt32])
     /// Tests only: what the daemon believes about every peer (refusing a user outside the groups needs a second
     /// user otherwise). nil, the default, uses the real SO_PEERCRED / SO_PEERGROUPS credentials.
-    public var peerOverride: PeerOverride? = nil
+    package var peerOverride: PeerOverride? = nil
 
     /// Creates a configuration; every parameter has the daemon's default.
-    public init(
+    package init(
         socketPath: String = DaemonSocket.defaultPath, replayPath: String? = nil, replaySpeed: Double = 1,
         replayWaitsForWatcher: Bool = false, watchGroup: String = "griptrack", clientBacklogLimit: Int = 1 << 20,
         handlesSignals: Bool = false, release: String = DaemonConfiguration.release,
@@ -88,8 +88,8 @@ public struct DaemonConfiguration: Sendable {
     }
 
     /// The system database (written only by the daemon).
-    public static let defaultDatabasePath = "/var/lib/griptrack/griptrack.db"
+    package static let defaultDatabasePath = "/var/lib/griptrack/griptrack.db"
 
     /// griptrack's release, as reported in VERSION.
-    public static let release = "0.1.0"
+    package static let release = "0.1.0"
 }

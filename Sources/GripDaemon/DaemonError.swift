@@ -4,7 +4,7 @@ import GripStream
 import GripSystem
 
 /// Why the daemon could not start.
-public enum DaemonError: Error, CustomStringConvertible, Sendable {
+package enum DaemonError: Error, CustomStringConvertible, Sendable {
     /// A system call on the listening socket failed (what was attempted, errno text).
     case socket(String, errno: Int32)
     /// Another daemon already answers on the socket path.
@@ -16,7 +16,7 @@ public enum DaemonError: Error, CustomStringConvertible, Sendable {
     /// The device (a Frez Dyno) needs a calibration coefficient that the configuration does not give.
     case missingCalibration(device: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .socket(let what, let code):
             return "cannot \(what): \(String(cString: strerror(code))). Check that the directory exists and is writable "

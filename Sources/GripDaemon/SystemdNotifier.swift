@@ -6,18 +6,18 @@ import ServiceLifecycle
 /// group starts), STATUS=…, WATCHDOG=1 every half `$WATCHDOG_USEC` while no worker thread is stuck
 /// (``ThreadLiveness``), and STOPPING=1 on shutdown.
 /// Everything is a no-op when `$NOTIFY_SOCKET` is unset (not started by systemd).
-public struct SystemdNotifier: Service, CustomStringConvertible {
+package struct SystemdNotifier: Service, CustomStringConvertible {
     /// Where notifications go, or nil when not under systemd.
-    public let socketPath: String?
+    package let socketPath: String?
     /// How often to send WATCHDOG=1, or nil when systemd does not watch this process.
-    public let watchdogInterval: Duration?
+    package let watchdogInterval: Duration?
     /// The STATUS= text sent with READY=1.
-    public let readyStatus: String
+    package let readyStatus: String
     /// WATCHDOG=1 is sent only while none of these threads is stuck; nil confirms unconditionally.
-    public let liveness: ThreadLiveness?
+    package let liveness: ThreadLiveness?
     let logger: Logger
 
-    public var description: String { "SystemdNotifier" }
+    package var description: String { "SystemdNotifier" }
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from `environment`.
     /// - Parameters:
@@ -25,7 +25,7 @@ public struct SystemdNotifier: Service, CustomStringConvertible {
     ///   - readyStatus: the human status line sent with READY=1.
     ///   - liveness: the worker threads to check before each WATCHDOG=1.
     ///   - logger: where failures to notify are logged.
-    public init(
+    package init(
         environment: [String: String], readyStatus: String, liveness: ThreadLiveness? = nil, logger: Logger
     ) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
@@ -40,7 +40,7 @@ public struct SystemdNotifier: Service, CustomStringConvertible {
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         notify("READY=1\nSTATUS=\(readyStatus)")
         if let interval = watchdogInterval {
             try? await cancelWhenGracefulShutdown {
@@ -70,7 +70,7 @@ public struct SystemdNotifier: Service, CustomStringConvertible {
 
     /// Sends one notification; returns false (and logs) when it could not be sent, true when sent or not under systemd.
     @discardableResult
-    public func notify(_ state: String) -> Bool {
+    package func notify(_ state: String) -> Bool {
         guard let socketPath else { return true }
         guard let address = UnixAddress(path: socketPath) else {
             logger.warning("Invalid NOTIFY_SOCKET", metadata: ["notify.socket": "\(socketPath)"])

@@ -10,14 +10,14 @@ import Synchronization
 /// waiting in poll(2) is healthy however long it waits.
 ///
 /// Two relaxed atomic stores and one monotonic clock read per wake-up (vDSO, no syscall).
-public final class ThreadLiveness: Sendable {
+package final class ThreadLiveness: Sendable {
     /// The threads that are watched.
-    public enum Worker: String, Sendable, CaseIterable {
+    package enum Worker: String, Sendable, CaseIterable {
         case socket, consumer, recorder, reader
     }
 
     /// How long one wake-up may take before the thread counts as stuck.
-    public let limit: Duration
+    package let limit: Duration
     private let now: @Sendable () -> Duration
     // One slot per worker: 0 while it waits, else 1 + the monotonic milliseconds when it woke.
     private let socket = Atomic<Int64>(0)
@@ -30,25 +30,25 @@ public final class ThreadLiveness: Sendable {
     /// - Parameters:
     ///   - limit: How long one wake-up may take (a store commit on a slow SD card takes seconds, not tens).
     ///   - now: The monotonic clock (tests pass their own).
-    public init(limit: Duration = .seconds(20), now: @escaping @Sendable () -> Duration = ThreadLiveness.monotonic) {
+    package init(limit: Duration = .seconds(20), now: @escaping @Sendable () -> Duration = ThreadLiveness.monotonic) {
         self.limit = limit
         self.now = now
     }
 
     /// The thread woke up and handles what woke it.
     @inline(__always)
-    public func busy(_ worker: Worker) {
+    package func busy(_ worker: Worker) {
         store(worker, 1 + Self.milliseconds(now()))
     }
 
     /// The thread goes back to waiting.
     @inline(__always)
-    public func idle(_ worker: Worker) {
+    package func idle(_ worker: Worker) {
         store(worker, 0)
     }
 
     /// The first worker busy with one wake-up for longer than ``limit``, and for how long; nil when all progress.
-    public func stuck() -> (worker: Worker, busyFor: Duration)? {
+    package func stuck() -> (worker: Worker, busyFor: Duration)? {
         let nowMillis = Self.milliseconds(now())
         for worker in Worker.allCases {
             let since = load(worker)
@@ -61,7 +61,7 @@ public final class ThreadLiveness: Sendable {
 
     /// CLOCK_MONOTONIC as a duration since boot.
     @Sendable
-    public static func monotonic() -> Duration {
+    package static func monotonic() -> Duration {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)

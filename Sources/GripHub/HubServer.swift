@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// `POST /appstore/v2/notifications` answers 200 only after the notification is committed (or was stored before),
 /// so the App Store retries anything this hub did not keep. Every refusal is one log line at notice.
-public final class HubServer: Service, Sendable {
+package final class HubServer: Service, Sendable {
     let settings: HubSettings
     let logger: Logger
     let intake: NotificationIntake
@@ -25,7 +25,7 @@ public final class HubServer: Service, Sendable {
     /// - Parameters:
     ///   - settings: Listen address, verifier, database and limits.
     ///   - logger: One line per notification stored or refused.
-    public init(settings: HubSettings, logger: Logger) {
+    package init(settings: HubSettings, logger: Logger) {
         self.settings = settings
         self.logger = logger
         intake = NotificationIntake(verifier: settings.verifier)
@@ -34,10 +34,10 @@ public final class HubServer: Service, Sendable {
     }
 
     /// The port it listens on, once it does (`port = 0` picks one).
-    public var port: Int? { bound.withLock { $0 } }
+    package var port: Int? { bound.withLock { $0 } }
 
     /// Waits until the server listens; `nil` when the task is cancelled first.
-    public func waitUntilListening() async -> Int? {
+    package func waitUntilListening() async -> Int? {
         while true {
             if let port { return port }
             guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return nil }
@@ -45,7 +45,7 @@ public final class HubServer: Service, Sendable {
     }
 
     /// Serves until cancelled or shut down gracefully.
-    public func run() async throws {
+    package func run() async throws {
         // Migrate and check the schema once here: a notification's own connection then only inserts. A database
         // that is not up yet is logged and retried by /healthz; the App Store retries what fails meanwhile.
         do {

@@ -11,7 +11,7 @@ extension HubSettings {
     /// - Returns: The settings.
     /// - Throws: ``ConfigError`` naming the key: no `[hub] url`, an unreadable password file, an `[app_store]` the
     ///   verifier refuses (Production without `app_apple_id`).
-    public static func from(_ file: GriptrackConfig) throws(ConfigError) -> HubSettings {
+    package static func from(_ file: GriptrackConfig) throws(ConfigError) -> HubSettings {
         let path = file.path ?? GriptrackConfig.defaultPath
         guard let url = file.hub.url else {
             throw ConfigError(

@@ -20,7 +20,7 @@ struct CSVLine: Sendable, Equatable {
 
 /// Where the bytes of one file come from, a piece at a time, so that a long export is never held whole: the CLI reads
 /// a file in chunks; a zip entry or a test hands over one array (``InMemoryBytes``).
-public protocol ImportByteSource {
+package protocol ImportByteSource {
     /// The next bytes of the file, or `nil` at its end.
     ///
     /// - Throws: Whatever reading fails with; the parser passes it on unchanged.
@@ -28,13 +28,13 @@ public protocol ImportByteSource {
 }
 
 /// A file already in memory, handed over in one piece.
-public struct InMemoryBytes: ImportByteSource, Sendable {
+package struct InMemoryBytes: ImportByteSource, Sendable {
     private var bytes: [UInt8]?
 
     /// Wraps the bytes of a whole file.
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    public mutating func nextChunk() -> [UInt8]? {
+    package mutating func nextChunk() -> [UInt8]? {
         defer { bytes = nil }
         return bytes
     }

@@ -1,19 +1,19 @@
 /// A wall-clock date and time as an export writes it, without a time zone (the app writes the phone's local time).
 ///
 /// The CLI turns it into a `Date` in the local time zone; this module stays free of clocks and time zones.
-public struct ExportDate: Sendable, Equatable, Hashable, CustomStringConvertible {
+package struct ExportDate: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The year, four digits.
-    public var year: Int
+    package var year: Int
     /// The month, 1–12.
-    public var month: Int
+    package var month: Int
     /// The day of the month, 1–31, valid for the month.
-    public var day: Int
+    package var day: Int
     /// The hour, 0–23 (0 when the file gives no time).
-    public var hour: Int
+    package var hour: Int
     /// The minute, 0–59.
-    public var minute: Int
+    package var minute: Int
     /// The second, 0–60 (a leap second is let through).
-    public var second: Int
+    package var second: Int
 
     /// Creates a date from its parts (not validated; the parser validates what it reads).
     ///
@@ -24,7 +24,7 @@ public struct ExportDate: Sendable, Equatable, Hashable, CustomStringConvertible
     ///   - hour: 0–23.
     ///   - minute: 0–59.
     ///   - second: 0–60.
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+    package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         self.year = year
         self.month = month
         self.day = day
@@ -34,7 +34,7 @@ public struct ExportDate: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// `YYYY-MM-DD HH:MM:SS`, the unambiguous order, for messages and output.
-    public var description: String {
+    package var description: String {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(year)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute)):\(two(second))"
     }

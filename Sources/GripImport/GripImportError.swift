@@ -2,13 +2,13 @@
 ///
 /// The text is `file:line: what is wrong` (line 1-based; `file: …` when no line is to blame), so an editor or a
 /// terminal can jump to it, and the user can fix the file or re-export it from the app.
-public struct GripImportError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct GripImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file name as the user gave it (inside a bundle: `bundle.zip/data_set_2.csv`).
-    public var file: String
+    package var file: String
     /// The 1-based line the problem is on; `nil` when it is about the file as a whole.
-    public var line: Int?
+    package var line: Int?
     /// What is wrong, and where it helps, what was expected.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
     ///
@@ -16,14 +16,14 @@ public struct GripImportError: Error, Sendable, Equatable, CustomStringConvertib
     ///   - file: The file name as the user gave it.
     ///   - line: The 1-based line, or `nil` for the whole file.
     ///   - message: What is wrong.
-    public init(file: String, line: Int?, _ message: String) {
+    package init(file: String, line: Int?, _ message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
     /// `file:line: message`, or `file: message`.
-    public var description: String {
+    package var description: String {
         if let line { return "\(file):\(line): \(message)" }
         return "\(file): \(message)"
     }

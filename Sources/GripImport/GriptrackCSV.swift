@@ -7,26 +7,26 @@ import GripAnalysis
 /// the very samples it was made from: time to the microsecond (exact integer arithmetic, never a `Double`), force as
 /// the shortest decimal that reads back to the same `Float` (Swift's description of a `Float`), and the time of the
 /// first sample in `time origin (us)`.
-public enum GriptrackCSV {
+package enum GriptrackCSV {
     /// The header field that holds the first sample's time on the recording's timeline (µs).
-    public static let originField = "time origin (us)"
+    package static let originField = "time origin (us)"
     /// The header field that lists where the recording's stream was interrupted (a link drop): the times (µs, the
     /// recording's timeline, separated by spaces) after which the segmenter was told of an interruption, so that an
     /// import cuts the same efforts open at the same places.
-    public static let linkDropsField = "link drops (us)"
+    package static let linkDropsField = "link drops (us)"
     /// The hand the user set (`left`, `right`), empty when none.
-    public static let handField = "hand"
+    package static let handField = "hand"
     /// The label the user set, empty when none.
-    public static let labelField = "label"
+    package static let labelField = "label"
     /// Who pulled and how, and the protocol run (`griptrack label`), each empty when none: an import of the export
     /// keeps what the recording said about itself. The units are in the names, as in the app's `intervaltime (ms)`;
     /// `body weight (kg)` is not the app's `body weight` figure, which an import keeps beside its own.
-    public static let athleteField = "athlete"
-    public static let gripField = "grip"
-    public static let edgeField = "edge (mm)"
-    public static let bodyWeightField = "body weight (kg)"
-    public static let protocolField = "protocol"
-    public static let protocolMaxField = "protocol max (kg)"
+    package static let athleteField = "athlete"
+    package static let gripField = "grip"
+    package static let edgeField = "edge (mm)"
+    package static let bodyWeightField = "body weight (kg)"
+    package static let protocolField = "protocol"
+    package static let protocolMaxField = "protocol max (kg)"
 
     /// Writes a recording as CSV.
     ///
@@ -34,7 +34,7 @@ public enum GriptrackCSV {
     ///   - fields: Header fields in order (`date` first, as `YYYY-MM-DD HH:MM:SS`); ``originField`` is added.
     ///   - samples: The samples in time order (stream µs, kg as stored).
     /// - Returns: The file's text, CRLF line endings.
-    public static func write(fields: [ExportField], samples: [ForceSample]) -> String {
+    package static func write(fields: [ExportField], samples: [ForceSample]) -> String {
         let origin = samples.first?.micros ?? 0
         var lines = fields.map { "\(escape($0.name)),\(escape($0.value))" }
         lines.append("\(originField),\(origin)")

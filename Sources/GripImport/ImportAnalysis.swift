@@ -1,14 +1,14 @@
 import GripAnalysis
 
 /// griptrack's own analysis of an imported test, computed by the same segmenter and metrics as a live recording.
-public struct ImportAnalysis: Sendable, Equatable {
+package struct ImportAnalysis: Sendable, Equatable {
     /// The whole file as one recording, with the efforts the segmenter found in it.
-    public var recording: Recording
+    package var recording: Recording
     /// RFD 20–80 % over the whole series (``EffortMetrics/rfd2080(of:peakKg:)``), the way the app computes its
     /// `rfd2080`: comparable with the app's figure even when no effort was cut.
-    public var wholeSeriesRFD2080: Double?
+    package var wholeSeriesRFD2080: Double?
     /// Samples the segmenter skipped (it skips none of a well-formed import; kept so a change would show).
-    public var rejectedSamples: Int
+    package var rejectedSamples: Int
 }
 
 /// Cuts an imported series into efforts as it streams, exactly as `griptrack record` cuts a live stream: one explicit
@@ -17,7 +17,7 @@ public struct ImportAnalysis: Sendable, Equatable {
 ///
 /// The whole series' RFD needs its maximum first: pass the samples through ``rfd`` again once all have been
 /// ingested (``TindeqExport/analyse(settings:)`` does both for samples in memory).
-public struct ImportAnalyser {
+package struct ImportAnalyser {
     private var segmenter: EffortSegmenter
     private var recording: Recording?
     private var first: ForceSample?
@@ -25,12 +25,12 @@ public struct ImportAnalyser {
     private var maxKg: Float?
 
     /// - Parameter settings: The segmenter's settings (the same defaults as a replay).
-    public init(settings: SegmenterSettings = .init()) {
+    package init(settings: SegmenterSettings = .init()) {
         segmenter = EffortSegmenter(settings: settings)
     }
 
     /// Takes the next sample, in time order.
-    public mutating func ingest(_ sample: ForceSample) {
+    package mutating func ingest(_ sample: ForceSample) {
         var ended: Recording? = nil
         let emit: (SegmentEvent) -> Void = { event in
             if case .recordingEnded(let recording) = event { ended = recording }
@@ -46,14 +46,14 @@ public struct ImportAnalyser {
     }
 
     /// The stream was interrupted (the export lists a link drop here): an effort in progress ends open.
-    public mutating func interruption() {
+    package mutating func interruption() {
         guard last != nil else { return }
         segmenter.interruption { _ in }
     }
 
     /// Ends the stream and returns the recording; ``ImportAnalysis/wholeSeriesRFD2080`` is `nil` until set from
     /// a second pass through ``rfd``.
-    public mutating func finish() -> ImportAnalysis {
+    package mutating func finish() -> ImportAnalysis {
         var ended: Recording? = nil
         segmenter.endOfStream { event in
             if case .recordingEnded(let recording) = event { ended = recording }
@@ -67,7 +67,7 @@ public struct ImportAnalyser {
     }
 
     /// The whole series' RFD 20–80 %, to be fed every sample again once this analyser has seen them all.
-    public var rfd: EffortMetrics.RFD2080Stream { EffortMetrics.RFD2080Stream(peakKg: maxKg ?? 0) }
+    package var rfd: EffortMetrics.RFD2080Stream { EffortMetrics.RFD2080Stream(peakKg: maxKg ?? 0) }
 }
 
 /// Where an export says the stream was interrupted, walked in step with the samples: an interruption comes before
@@ -99,7 +99,7 @@ extension TindeqExport {
     /// - Parameters:
     ///   - analysis: The first analysis, with `settings`.
     ///   - settings: The settings it used.
-    public func steadyHoldSettings(after analysis: ImportAnalysis, settings: SegmenterSettings = .init()) -> SegmenterSettings? {
+    package func steadyHoldSettings(after analysis: ImportAnalysis, settings: SegmenterSettings = .init()) -> SegmenterSettings? {
         guard test == .endurance, analysis.recording.efforts.isEmpty, let average = figures.averageKg,
             average >= Double(settings.baselinePriorKg + settings.onAboveBaseline)
         else { return nil }
@@ -114,7 +114,7 @@ extension TindeqExport {
     ///
     /// - Parameter settings: The segmenter's settings (the same defaults as a replay).
     /// - Returns: The recording with its efforts, and the whole series' RFD 20–80 %.
-    public func analyse(settings: SegmenterSettings = .init()) -> ImportAnalysis {
+    package func analyse(settings: SegmenterSettings = .init()) -> ImportAnalysis {
         let first = analyseOnce(settings: settings)
         guard let steady = steadyHoldSettings(after: first, settings: settings) else { return first }
         return analyseOnce(settings: steady)

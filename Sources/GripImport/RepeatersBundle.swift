@@ -1,11 +1,11 @@
 /// Which files of a repeaters bundle (a zip's entries or a folder's files) are its `info.csv` and its data sets.
-public enum RepeatersBundle {
+package enum RepeatersBundle {
     /// The bundle's `info.csv` and data sets, by path.
-    public struct Layout: Sendable, Equatable {
+    package struct Layout: Sendable, Equatable {
         /// The path of `info.csv`.
-        public var info: String
+        package var info: String
         /// The data sets' paths in set order (`data_set_2` before `data_set_10`).
-        public var dataSets: [String]
+        package var dataSets: [String]
     }
 
     /// Finds `info.csv` and one `data_set_N.csv` per set among `paths`, matched by their last path component (a
@@ -18,7 +18,7 @@ public enum RepeatersBundle {
     ///   - bundle: The zip's or folder's name, for errors.
     /// - Returns: The layout.
     /// - Throws: ``GripImportError`` when there is no `info.csv`, or two files claim the same role.
-    public static func arrange(_ paths: [String], bundle: String) throws(GripImportError) -> Layout {
+    package static func arrange(_ paths: [String], bundle: String) throws(GripImportError) -> Layout {
         var info: String? = nil
         var sets: [Int: String] = [:]
         for path in paths.sorted() where !path.hasPrefix("__MACOSX/") {

@@ -2,25 +2,25 @@ import GripAnalysis
 import GripWire
 
 /// What a read found in a force series, kept when the samples themselves are not (a long file is read as it streams).
-public struct SeriesSummary: Sendable, Equatable {
+package struct SeriesSummary: Sendable, Equatable {
     /// How many samples the series has.
-    public var count = 0
+    package var count = 0
     /// The first sample (file timeline, µs and kg).
-    public var first: ForceSample?
+    package var first: ForceSample?
     /// The last sample.
-    public var last: ForceSample?
+    package var last: ForceSample?
     /// The file the last sample is in (a bundle: the data set), for a message about where the series ends.
-    public var lastFile: String?
+    package var lastFile: String?
     /// The line of the last sample.
-    public var lastLine: Int?
+    package var lastLine: Int?
     /// The highest force of the series (kg).
-    public var maxKg: Float?
+    package var maxKg: Float?
 
     /// No samples.
-    public init() {}
+    package init() {}
 
     /// `file:line` of the last sample, for messages (the file alone when no sample was read).
-    public func lastSampleLocation(orFile file: String) -> (file: String, line: Int?) {
+    package func lastSampleLocation(orFile file: String) -> (file: String, line: Int?) {
         (lastFile ?? file, lastLine)
     }
 }

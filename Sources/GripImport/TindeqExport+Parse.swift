@@ -2,14 +2,14 @@ import GripAnalysis
 import GripWire
 
 /// A file's name and contents, as the CLI read them from disk or from a zip.
-public struct NamedFile: Sendable, Equatable {
+package struct NamedFile: Sendable, Equatable {
     /// The name to report in errors (e.g. `session.zip/data_set_2.csv`).
-    public var name: String
+    package var name: String
     /// The file's bytes.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// Creates a named file.
-    public init(name: String, bytes: [UInt8]) {
+    package init(name: String, bytes: [UInt8]) {
         self.name = name
         self.bytes = bytes
     }
@@ -23,7 +23,7 @@ extension TindeqExport {
     ///   - fileName: The name to use in errors and in the result.
     /// - Returns: The typed import.
     /// - Throws: ``GripImportError`` naming the line and what is wrong; nothing is returned for a malformed file.
-    public static func parse(_ bytes: [UInt8], fileName: String) throws(GripImportError) -> TindeqExport {
+    package static func parse(_ bytes: [UInt8], fileName: String) throws(GripImportError) -> TindeqExport {
         var samples: [ForceSample] = []
         var export = try inMemory { () throws in
             try read(InMemoryBytes(bytes), fileName: fileName) { samples.append($0) }
@@ -44,7 +44,7 @@ extension TindeqExport {
     /// - Returns: The typed import, without its samples.
     /// - Throws: ``GripImportError`` naming the line and what is wrong, or what `source` threw. Samples already
     ///   handed to `sample` belong to a file that is refused.
-    public static func read<Source: ImportByteSource>(
+    package static func read<Source: ImportByteSource>(
         _ source: Source, fileName: String, interruption: () -> Void = {}, sample: (ForceSample) -> Void
     ) throws -> TindeqExport {
         var lines = CSVLines(source, file: fileName)
@@ -113,7 +113,7 @@ extension TindeqExport {
     ///   - dataSets: `data_set_1.csv`, `data_set_2.csv`, … in set order.
     /// - Returns: The typed import, test ``TindeqTest/repeaters``, with its samples.
     /// - Throws: ``GripImportError`` naming the file inside the bundle and the line.
-    public static func parseRepeaters(
+    package static func parseRepeaters(
         bundle: String, info: NamedFile, dataSets: [NamedFile]
     ) throws(GripImportError) -> TindeqExport {
         var samples: [ForceSample] = []
@@ -128,7 +128,7 @@ extension TindeqExport {
     /// `interruption` between sets.
     ///
     /// - Throws: ``GripImportError`` naming the file inside the bundle and the line.
-    public static func readRepeaters(
+    package static func readRepeaters(
         bundle: String, info: NamedFile, dataSets: [NamedFile], interruption: () -> Void = {},
         sample: (ForceSample) -> Void
     ) throws(GripImportError) -> TindeqExport {

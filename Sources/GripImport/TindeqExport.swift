@@ -4,9 +4,9 @@ import GripAnalysis
 ///
 /// Made by ``parse(_:fileName:)`` from one CSV file, or by ``parseRepeaters(bundle:info:dataSets:)`` from a repeaters
 /// bundle (`info.csv` and `data_set_N.csv`). The layouts are described in `docs/import.md`.
-public struct TindeqExport: Sendable, Equatable {
+package struct TindeqExport: Sendable, Equatable {
     /// Who wrote the file.
-    public enum Source: String, Sendable, Codable {
+    package enum Source: String, Sendable, Codable {
         /// The Tindeq app: one line of field names, one line of values.
         case tindeqApp = "tindeq-app"
         /// `griptrack export --format csv`: one `field,value` line per field.
@@ -14,39 +14,39 @@ public struct TindeqExport: Sendable, Equatable {
     }
 
     /// The file name as the user gave it (a bundle: the zip or folder).
-    public var fileName: String
+    package var fileName: String
     /// The app, or griptrack's export.
-    public var source: Source
+    package var source: Source
     /// Which test the file holds.
-    public var test: TindeqTest
+    package var test: TindeqTest
     /// When the test was done, local wall-clock time as written.
-    public var date: ExportDate
+    package var date: ExportDate
     /// The app's tag (the name the user gave the test); `nil` when empty.
-    public var tag: String?
+    package var tag: String?
     /// The app's comment; `nil` when empty.
-    public var comment: String?
+    package var comment: String?
     /// Every header field in the file's order, as written (the app's own figures among them).
-    public var fields: [ExportField]
+    package var fields: [ExportField]
     /// The app's figures, typed.
-    public var figures: AppFigures
+    package var figures: AppFigures
     /// The force series: time on the file's timeline (µs; a bundle's sets one after the other), force as written
     /// (kg, to the nearest float); time never goes back. Filled by ``parse(_:fileName:)`` and
     /// ``parseRepeaters(bundle:info:dataSets:)``; empty after a streamed ``read(_:fileName:sample:)``.
-    public var samples: [ForceSample]
+    package var samples: [ForceSample]
     /// Where the recording's stream was interrupted (a link drop), as griptrack's export lists them: times on the
     /// file's timeline after which the segmenter is told of an interruption, so an effort cut open there stays open.
-    public var linkDrops: [Int64] = []
+    package var linkDrops: [Int64] = []
     /// What the series holds (count, first and last sample, where it ends), filled by every read. Never empty.
-    public var series = SeriesSummary()
+    package var series = SeriesSummary()
     /// Stale samples the app left at the head of a series before it started again near 0 s (its buffer from before
     /// the test), dropped rather than the file refused; one entry per file that had them.
-    public var droppedHeads: [DroppedHead] = []
+    package var droppedHeads: [DroppedHead] = []
 
     /// The value of a header field, matched without regard to case and surrounding spaces.
     ///
     /// - Parameter name: The field's name, e.g. `"max weight"`.
     /// - Returns: The value as written, or `nil` if the file has no such field.
-    public func field(_ name: String) -> String? {
+    package func field(_ name: String) -> String? {
         let wanted = name.lowercased()
         return fields.first { $0.name.trimmingSpaces.lowercased() == wanted }?.value
     }
@@ -54,26 +54,26 @@ public struct TindeqExport: Sendable, Equatable {
 
 /// Samples at the head of an app export's series that came before the series started again: the app writes its
 /// buffer from before the test first (times a few seconds in), then the test from near 0 s.
-public struct DroppedHead: Sendable, Equatable {
+package struct DroppedHead: Sendable, Equatable {
     /// The file (a bundle: the data set).
-    public var file: String
+    package var file: String
     /// How many samples were dropped.
-    public var count: Int
+    package var count: Int
     /// The lines of the first and the last dropped sample.
-    public var lines: ClosedRange<Int>
+    package var lines: ClosedRange<Int>
     /// The line where the series starts again.
-    public var restartLine: Int
+    package var restartLine: Int
 
     /// What was dropped and why, for people: "dropped 19 samples (lines 5–23) before the series starts again on
     /// line 24: the app's buffer from before the test".
-    public var description: String {
+    package var description: String {
         "\(file): dropped \(count) sample\(count == 1 ? "" : "s") (lines \(lines.lowerBound)–\(lines.upperBound)) before "
             + "the series starts again on line \(restartLine): the app's buffer from before the test"
     }
 }
 
 /// The tests the app exports.
-public enum TindeqTest: String, Sendable, Codable, CaseIterable {
+package enum TindeqTest: String, Sendable, Codable, CaseIterable {
     /// Peak / max force (`max weight`, `body weight`, …).
     case peak
     /// Endurance (`max`, `avg`, `duration`, `mvc`, target zone).
@@ -88,7 +88,7 @@ public enum TindeqTest: String, Sendable, Codable, CaseIterable {
     case recording
 
     /// How the test is named in output, e.g. "peak force test".
-    public var title: String {
+    package var title: String {
         switch self {
         case .peak: "peak force test"
         case .endurance: "endurance test"
@@ -101,14 +101,14 @@ public enum TindeqTest: String, Sendable, Codable, CaseIterable {
 }
 
 /// One header field as written.
-public struct ExportField: Sendable, Equatable, Codable {
+package struct ExportField: Sendable, Equatable, Codable {
     /// The field's name, e.g. `max weight` or `Target Zone, lower(% of mvc)`.
-    public var name: String
+    package var name: String
     /// Its value as written (empty when the app left it empty).
-    public var value: String
+    package var value: String
 
     /// Creates a field.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -116,51 +116,51 @@ public struct ExportField: Sendable, Equatable, Codable {
 
 /// The figures the app computed itself, kept beside griptrack's own analysis. `nil` when the file has no such figure
 /// (or the app left it empty or wrote `-`).
-public struct AppFigures: Sendable, Equatable {
+package struct AppFigures: Sendable, Equatable {
     /// Highest force (kg): `max weight` (peak test), `max` (endurance).
-    public var maxKg: Double?
+    package var maxKg: Double?
     /// Average force (kg): `avg` (endurance), `avg weight` (griptrack export).
-    public var averageKg: Double?
+    package var averageKg: Double?
     /// `duration` of an endurance test (s).
-    public var durationSeconds: Double?
+    package var durationSeconds: Double?
     /// `mvc`, the maximum voluntary contraction the test was set against (kg).
-    public var mvcKg: Double?
+    package var mvcKg: Double?
     /// `body weight` (kg).
-    public var bodyWeightKg: Double?
+    package var bodyWeightKg: Double?
     /// `rfd2080`: 0.6 · Fmax / (t80 − t20) (kg/s).
-    public var rfd2080: Double?
+    package var rfd2080: Double?
     /// `rfdInterval` (kg/s).
-    public var rfdInterval: Double?
+    package var rfdInterval: Double?
     /// `intervalTime (ms)` of the RFD interval.
-    public var intervalTimeMillis: Double?
+    package var intervalTimeMillis: Double?
     /// `IntervalThreshold` (kg).
-    public var intervalThresholdKg: Double?
+    package var intervalThresholdKg: Double?
     /// `critical force` (kg).
-    public var criticalForceKg: Double?
+    package var criticalForceKg: Double?
     /// Per-set and per-rep figures: repeaters' Avg and Peak rows, critical force's median values.
-    public var reps: [RepFigure] = []
+    package var reps: [RepFigure] = []
     /// Critical force's `threshold time, threshold weight` pairs.
-    public var thresholdCrossings: [ThresholdCrossing] = []
+    package var thresholdCrossings: [ThresholdCrossing] = []
 
     /// No figures.
-    public init() {}
+    package init() {}
 }
 
 /// The app's figures for one rep (or, with `rep == 0`, a whole set).
-public struct RepFigure: Sendable, Equatable, Codable {
+package struct RepFigure: Sendable, Equatable, Codable {
     /// The set, from 1.
-    public var set: Int
+    package var set: Int
     /// The rep in its set, from 1; 0 for the set as a whole (the `Avg` / `Overall Avg` column).
-    public var rep: Int
+    package var rep: Int
     /// The app's `Avg` row (kg).
-    public var averageKg: Double?
+    package var averageKg: Double?
     /// The app's `Peak` row (kg).
-    public var peakKg: Double?
+    package var peakKg: Double?
     /// Critical force's median value of the rep (kg).
-    public var medianKg: Double?
+    package var medianKg: Double?
 
     /// Creates a rep's figures.
-    public init(set: Int, rep: Int, averageKg: Double? = nil, peakKg: Double? = nil, medianKg: Double? = nil) {
+    package init(set: Int, rep: Int, averageKg: Double? = nil, peakKg: Double? = nil, medianKg: Double? = nil) {
         self.set = set
         self.rep = rep
         self.averageKg = averageKg
@@ -170,14 +170,14 @@ public struct RepFigure: Sendable, Equatable, Codable {
 }
 
 /// A critical-force threshold crossing as the app lists it.
-public struct ThresholdCrossing: Sendable, Equatable, Codable {
+package struct ThresholdCrossing: Sendable, Equatable, Codable {
     /// `threshold time` (s, the file's timeline).
-    public var timeSeconds: Double
+    package var timeSeconds: Double
     /// `threshold weight` (kg).
-    public var weightKg: Double
+    package var weightKg: Double
 
     /// Creates a crossing.
-    public init(timeSeconds: Double, weightKg: Double) {
+    package init(timeSeconds: Double, weightKg: Double) {
         self.timeSeconds = timeSeconds
         self.weightKg = weightKg
     }

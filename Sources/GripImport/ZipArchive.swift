@@ -8,31 +8,31 @@ import CZlibInflate
 /// header is read only to find where its data starts. Inflating is zlib's raw inflate, fed exactly the entry's
 /// compressed bytes and stopped at its declared size: compressed data that ends early, runs on past its size, or
 /// fails its CRC-32 is refused, never waited on (`docs/import.md`, "Zip limits").
-public enum ZipArchive {
+package enum ZipArchive {
     /// How much an archive may hold. The defaults are `docs/import.md`'s "Zip limits".
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// The largest entry once inflated, in bytes.
-        public var entryBytes: Int
+        package var entryBytes: Int
         /// All entries together once inflated, in bytes.
-        public var totalBytes: Int
+        package var totalBytes: Int
         /// The highest inflated-to-compressed ratio of an entry larger than ``ratioFloorBytes``.
-        public var ratio: Int
+        package var ratio: Int
         /// Entries up to this size (inflated) are not held to ``ratio``: a small file of repeated lines compresses
         /// far better than a set does, and cannot fill memory anyway.
-        public var ratioFloorBytes: Int
+        package var ratioFloorBytes: Int
         /// The most entries an archive may list.
-        public var entries: Int
+        package var entries: Int
 
         /// The limits for a repeaters bundle. A data set is the Progressor's fastest stream (80 Hz) for an hour,
         /// longer than any set of a repeaters protocol, at the app's widest line (about 40 bytes: a time and a
         /// 17-digit weight): 11.5 MB; 32 MiB per entry leaves room for that, 256 MiB for a whole bundle is eight such
         /// sets. The app's CSV deflates about 3:1; 100:1 is far above any export and far below a bomb's (deflate reaches
         /// 1032:1).
-        public static let repeatersBundle = Limits(
+        package static let repeatersBundle = Limits(
             entryBytes: 32 << 20, totalBytes: 256 << 20, ratio: 100, ratioFloorBytes: 1 << 20, entries: 1000)
 
         /// Creates limits.
-        public init(entryBytes: Int, totalBytes: Int, ratio: Int, ratioFloorBytes: Int, entries: Int) {
+        package init(entryBytes: Int, totalBytes: Int, ratio: Int, ratioFloorBytes: Int, entries: Int) {
             self.entryBytes = entryBytes
             self.totalBytes = totalBytes
             self.ratio = ratio
@@ -42,15 +42,15 @@ public enum ZipArchive {
     }
 
     /// One file in the archive, as its central directory lists it (checked against the archive's bytes).
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The path inside the archive, e.g. `session/data_set_2.csv`.
-        public var path: String
+        package var path: String
         /// 0: stored, 8: deflated.
         var method: UInt16
         /// Where the compressed bytes are in the archive.
         var data: Range<Int>
         /// The inflated size the directory declares.
-        public var size: Int
+        package var size: Int
         var crc32: UInt32
     }
 
@@ -64,7 +64,7 @@ public enum ZipArchive {
     ///   - limits: What the archive may hold.
     /// - Returns: The entries in directory order.
     /// - Throws: ``GripImportError`` naming the archive (or the entry) and what is wrong.
-    public static func entries(_ bytes: [UInt8], file: String, limits: Limits = .repeatersBundle) throws(GripImportError) -> [Entry] {
+    package static func entries(_ bytes: [UInt8], file: String, limits: Limits = .repeatersBundle) throws(GripImportError) -> [Entry] {
         func damaged(_ what: String) -> GripImportError {
             GripImportError(file: file, line: nil, "not a readable zip archive (\(what)): unzip it and import the folder, or export it again")
         }
@@ -169,7 +169,7 @@ public enum ZipArchive {
     ///   - file: The archive's name, for errors.
     /// - Returns: The entry's bytes.
     /// - Throws: ``GripImportError`` naming the entry when its data is damaged.
-    public static func contents(of entry: Entry, in bytes: [UInt8], file: String) throws(GripImportError) -> [UInt8] {
+    package static func contents(of entry: Entry, in bytes: [UInt8], file: String) throws(GripImportError) -> [UInt8] {
         let name = "\(file)/\(entry.path)"
         func damaged(_ what: String) -> GripImportError {
             GripImportError(file: name, line: nil, "cannot be extracted: the zip is damaged (\(what))")

@@ -18,7 +18,7 @@ import Synchronization
 /// One thread (``run()``) polls the daemon's socket and a wake pipe (libmosquitto's callbacks, ``stop()``);
 /// libmosquitto's thread does the network I/O. Nothing the broker does can block the daemon: it can only fill the
 /// bridge's bounded queue, whose drops are counted (``counters``).
-public final class MQTTBridge: Sendable {
+package final class MQTTBridge: Sendable {
     /// Live force goes out at most this often (Home Assistant records every state change; 2 a second is a display's
     /// pace, not a recorder's): the slow WATCH pace's interval, at which the daemon sends the bridge its samples.
     static let forceIntervalMicros: Int64 = WatchPace.slow.samplesIntervalMicros!
@@ -47,7 +47,7 @@ public final class MQTTBridge: Sendable {
     ///   - model: the device profile's name (the Home Assistant device's `model`).
     ///   - logger: one line per state change of either connection, and per command.
     /// - Returns: nil when no wake pipe can be created.
-    public init?(settings: MQTTSettings, socketPath: String, release: String, model: String, logger: Logger) {
+    package init?(settings: MQTTSettings, socketPath: String, release: String, model: String, logger: Logger) {
         guard let wake = try? WakePipe(purpose: "MQTT bridge wake-up") else { return nil }
         self.settings = settings
         self.socketPath = socketPath
@@ -89,21 +89,21 @@ public final class MQTTBridge: Sendable {
     func countRefused() { inbox.refused.add(1, ordering: .relaxed) }
 
     /// The broker side's counters (for metrics).
-    public var counters: MQTTCounters {
+    package var counters: MQTTCounters {
         var counters = connection.counters
         counters.commandsRefused = inbox.refused.load(ordering: .relaxed)
         return counters
     }
 
     /// Any thread: makes ``run()`` say `offline`, disconnect and return.
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .releasing)
         wake.signal()
     }
 
     /// Runs the bridge on the calling thread until ``stop()``.
     /// - Important: Blocks; call it on a thread of its own (griptrackd's `gt-mqtt`).
-    public func run() {
+    package func run() {
         guard connection.start() else { return }
         if settings.allowCommands {
             logger.info("MQTT commands on", metadata: ["mqtt.topics": "\(discovery.topic(.tareCommand)), \(discovery.topic(.recordingCommand))"])

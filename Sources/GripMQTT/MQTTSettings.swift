@@ -1,30 +1,30 @@
 /// What the MQTT bridge connects to and how it names things (`[mqtt]` in griptrack.toml, docs/config.md).
-public struct MQTTSettings: Sendable, Equatable {
+package struct MQTTSettings: Sendable, Equatable {
     /// The broker's host name or address.
-    public var host: String
+    package var host: String
     /// The broker's TCP port (1883 for `mqtt://`, 8883 for `mqtts://` unless the URL names one).
-    public var port: Int
+    package var port: Int
     /// `mqtts://`: TLS, verified against `caFile` or the system's trust store.
-    public var tls: Bool
+    package var tls: Bool
     /// PEM CA certificate for TLS; nil = the system's trust store.
-    public var caFile: String?
+    package var caFile: String?
     /// The broker account, when it asks for one.
-    public var username: String?
+    package var username: String?
     /// The password (read from `password_file`), or nil.
-    public var password: String?
+    package var password: String?
     /// The MQTT client id (unique per broker).
-    public var clientID: String
+    package var clientID: String
     /// Every state topic starts with it, e.g. `griptrack/gym-board-2`.
-    public var baseTopic: String
+    package var baseTopic: String
     /// Home Assistant's discovery prefix (`homeassistant`).
-    public var discoveryPrefix: String
+    package var discoveryPrefix: String
     /// This device's name (Home Assistant's device name; its node id is derived from it).
-    public var deviceName: String
+    package var deviceName: String
     /// Whether the tare button and the recording switch are offered and obeyed.
-    public var allowCommands: Bool
+    package var allowCommands: Bool
 
     /// Creates settings; `baseTopic` defaults to `griptrack/<deviceName>`.
-    public init(
+    package init(
         host: String, port: Int, tls: Bool = false, caFile: String? = nil, username: String? = nil,
         password: String? = nil, clientID: String? = nil, baseTopic: String? = nil,
         discoveryPrefix: String = "homeassistant", deviceName: String, allowCommands: Bool = false
@@ -45,7 +45,7 @@ public struct MQTTSettings: Sendable, Equatable {
     /// Home Assistant's node id and the default topic's last level: the device name with every character but
     /// ASCII letters, digits, `_` and `-` replaced by `_` (discovery topics allow no others, and `+`, `#`, `/`
     /// would change a topic's meaning).
-    public static func nodeID(_ name: String) -> String {
+    package static func nodeID(_ name: String) -> String {
         let mapped = name.unicodeScalars.map { scalar -> Character in
             let ok = (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)))
                 || scalar == "_" || scalar == "-"
@@ -56,5 +56,5 @@ public struct MQTTSettings: Sendable, Equatable {
     }
 
     /// This device's node id.
-    public var nodeID: String { Self.nodeID(deviceName) }
+    package var nodeID: String { Self.nodeID(deviceName) }
 }

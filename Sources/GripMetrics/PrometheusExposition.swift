@@ -8,17 +8,17 @@ import Synchronization
 /// ``MetricsSnapshot`` and brings the registry's counters up to it (by the difference since the last scrape, as
 /// Prometheus counters only go up) and sets its gauges. One registry per daemon, not the process-wide
 /// `MetricsSystem`: tests run several daemons in one process.
-public final class PrometheusExposition: Sendable {
+package final class PrometheusExposition: Sendable {
     private let registry = PrometheusCollectorRegistry()
     /// The counters' values at the last scrape, by metric and labels.
     private let reported = Mutex<[String: Int]>([:])
 
-    public init() {}
+    package init() {}
 
     /// The text for one scrape (`Content-Type: text/plain; version=0.0.4`).
     /// - Parameter snapshot: the daemon's counters now.
     /// - Returns: every metric, with HELP and TYPE lines.
-    public func exposition(_ snapshot: MetricsSnapshot) -> String {
+    package func exposition(_ snapshot: MetricsSnapshot) -> String {
         reported.withLock { reported in
             func counter(_ name: String, _ help: String, _ value: Int, labels: [(String, String)] = []) {
                 let key = name + labels.map { "\($0.0)=\($0.1)" }.joined(separator: ",")

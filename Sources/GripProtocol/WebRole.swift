@@ -1,5 +1,5 @@
 /// What a web credential lets its holder do (docs/web.md, "Roles"); each role includes the ones before it.
-public enum WebRole: String, Sendable, CaseIterable, Comparable, Codable {
+package enum WebRole: String, Sendable, CaseIterable, Comparable, Codable {
     /// The live view and the history.
     case watch
     /// Also start and stop recordings, label them, tare the device.
@@ -15,5 +15,5 @@ public enum WebRole: String, Sendable, CaseIterable, Comparable, Codable {
         }
     }
 
-    public static func < (lhs: WebRole, rhs: WebRole) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: WebRole, rhs: WebRole) -> Bool { lhs.rank < rhs.rank }
 }

@@ -16,7 +16,7 @@ public struct WebCredential: Sendable, Equatable {
 
     /// The name `griptrack web revoke` takes; unique among credentials that are not revoked.
     public var name: String
-    public var role: WebRole
+    package var role: WebRole
     public var kind: Kind
     /// The secret's SHA-256, lowercase hex.
     public var secretHash: String
@@ -25,7 +25,7 @@ public struct WebCredential: Sendable, Equatable {
     public var revokedAt: Date?
 
     /// Creates a credential value.
-    public init(name: String, role: WebRole, kind: Kind, secretHash: String, createdAt: Date, revokedAt: Date? = nil) {
+    package init(name: String, role: WebRole, kind: Kind, secretHash: String, createdAt: Date, revokedAt: Date? = nil) {
         self.name = name
         self.role = role
         self.kind = kind

@@ -8,9 +8,9 @@ import PostgresNIO
 /// Each call opens one connection (with the sync client's deadlines, TLS rules, migrations and schema check) and
 /// closes it: the App Store sends a handful of notifications per subscriber per month, and a connection per
 /// notification keeps the hub free of a pool to watch.
-public struct NotificationArchive: Sendable {
+package struct NotificationArchive: Sendable {
     /// What storing a notification did.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Committed; `account` is the account its token named, `nil` when no account has that UUID (kept, so an
         /// account created later still finds it). `referral` is what it did to that account's referral.
         case stored(account: String?, referral: ReferralCompletion?)
@@ -26,7 +26,7 @@ public struct NotificationArchive: Sendable {
     ///   - endpoint: The server, as an operator role.
     ///   - timeouts: Deadlines for connecting, migrating and each write.
     ///   - logger: Connection events (info and below).
-    public init(endpoint: SyncEndpoint, timeouts: SyncTimeouts = .standard, logger: Logger) {
+    package init(endpoint: SyncEndpoint, timeouts: SyncTimeouts = .standard, logger: Logger) {
         // The hub is neither an account nor a device: the settings carry only the endpoint and deadlines.
         var settings = SyncSettings(endpoint: endpoint, account: "", deviceName: "griptrack-hub")
         settings.timeouts = timeouts
@@ -40,7 +40,7 @@ public struct NotificationArchive: Sendable {
     /// - Parameter notification: What the hub verified.
     /// - Returns: Stored (with its account) or a duplicate.
     /// - Throws: ``SyncError`` when the server cannot be reached or the write fails (the App Store retries).
-    public func store(_ notification: ArchivedNotification) async throws(SyncError) -> Outcome {
+    package func store(_ notification: ArchivedNotification) async throws(SyncError) -> Outcome {
         let limit = client.settings.timeouts.batch
         let logger = client.logger
         // The schema was migrated and checked when the hub started (``check()``) and is by every /healthz: a
@@ -82,7 +82,7 @@ public struct NotificationArchive: Sendable {
     /// Connects, migrates and checks the schema (griptrack-hub's `/healthz` and its start).
     ///
     /// - Throws: ``SyncError``.
-    public func check() async throws(SyncError) {
+    package func check() async throws(SyncError) {
         try await client.migrate()
     }
 }

@@ -6,7 +6,7 @@ import PostgresNIO
 /// What the operator does on the server with the operator role (`griptrack admin`; docs/account.md): publish
 /// signed central grants. Pis verify what it publishes with the operator's public key, so this role's power over Pro
 /// is exactly the private key's, not the database's.
-public struct OperatorDatabase: Sendable {
+package struct OperatorDatabase: Sendable {
     private let client: SyncClient
 
     /// Creates a handle (each call opens and closes one connection).
@@ -15,7 +15,7 @@ public struct OperatorDatabase: Sendable {
     ///   - endpoint: The server, as the operator role.
     ///   - timeouts: Deadlines.
     ///   - logger: Connection events.
-    public init(endpoint: SyncEndpoint, timeouts: SyncTimeouts = .standard, logger: Logger) {
+    package init(endpoint: SyncEndpoint, timeouts: SyncTimeouts = .standard, logger: Logger) {
         var settings = SyncSettings(endpoint: endpoint, account: "", deviceName: "griptrack-admin")
         settings.timeouts = timeouts
         client = SyncClient(settings: settings, logger: logger)
@@ -27,7 +27,7 @@ public struct OperatorDatabase: Sendable {
     ///   - statement: What was signed.
     ///   - signed: Its signed form (``OperatorStatement/signed(with:)``).
     /// - Throws: ``SyncError``.
-    public func publish(_ statement: OperatorStatement, signed: String) async throws(SyncError) {
+    package func publish(_ statement: OperatorStatement, signed: String) async throws(SyncError) {
         let limit = client.settings.timeouts.batch
         let logger = client.logger
         try await client.withConnection { connection throws(SyncError) in
@@ -44,13 +44,13 @@ public struct OperatorDatabase: Sendable {
     }
 
     /// What ``importOfferCodes(_:offer:expires:)`` did.
-    public struct OfferCodeImport: Sendable, Equatable {
+    package struct OfferCodeImport: Sendable, Equatable {
         /// Codes that were not in the pool before.
-        public var added: Int
+        package var added: Int
         /// Referrers owed a code (their referral completed while the pool was empty) who got one of them.
-        public var awarded: Int
+        package var awarded: Int
 
-        public init(added: Int, awarded: Int) {
+        package init(added: Int, awarded: Int) {
             self.added = added
             self.awarded = awarded
         }
@@ -66,7 +66,7 @@ public struct OperatorDatabase: Sendable {
     ///   - expires: When the codes stop working; an expired code is never awarded.
     /// - Returns: How many codes were new, and how many owed rewards they paid.
     /// - Throws: ``SyncError``.
-    public func importOfferCodes(
+    package func importOfferCodes(
         _ codes: [String], offer: String, expires: Date
     ) async throws(SyncError) -> OfferCodeImport {
         let limit = client.settings.timeouts.batch
@@ -98,7 +98,7 @@ public struct OperatorDatabase: Sendable {
     ///
     /// - Returns: One row per account, by name.
     /// - Throws: ``SyncError``.
-    public func report() async throws(SyncError) -> [AccountReport] {
+    package func report() async throws(SyncError) -> [AccountReport] {
         let limit = client.settings.timeouts.read
         let logger = client.logger
         return try await client.withConnection { connection throws(SyncError) in
@@ -134,7 +134,7 @@ public struct OperatorDatabase: Sendable {
     /// - Parameter name: The account (`[sync] account` on its Pis), 1–64 characters, no control characters.
     /// - Returns: The account's UUID, role and password (shown once; only PostgreSQL keeps its hash).
     /// - Throws: ``SyncError``; an existing account is ``SyncError/server(operation:detail:)``.
-    public func createAccount(_ name: String) async throws(SyncError) -> AccountCredentials {
+    package func createAccount(_ name: String) async throws(SyncError) -> AccountCredentials {
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw .server(operation: "create the account", detail: "an account name is 1 to 64 characters without control characters")
@@ -222,15 +222,15 @@ public struct OperatorDatabase: Sendable {
 }
 
 /// A new account's credentials, as `griptrack admin account create` prints them.
-public struct AccountCredentials: Sendable, Equatable, Encodable {
+package struct AccountCredentials: Sendable, Equatable, Encodable {
     /// The account's name.
-    public var account: String
+    package var account: String
     /// Its UUID: the app's `appAccountToken`.
-    public var uuid: UUID
+    package var uuid: UUID
     /// Its PostgreSQL role, for its Pis' `[sync] url`.
-    public var role: String
+    package var role: String
     /// The role's password, for its Pis' `[sync] password_file`.
-    public var password: String
+    package var password: String
     /// The account's referral code (`GRIP-XXXX`), for others to redeem.
-    public var referralCode: String
+    package var referralCode: String
 }

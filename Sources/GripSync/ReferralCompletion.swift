@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// What a verified offer-code redemption did to the redeeming account's referral (docs/account.md, "Referrals").
-public enum ReferralCompletion: Sendable, Equatable {
+package enum ReferralCompletion: Sendable, Equatable {
     /// The referral completed and its referrer got this offer code from the pool.
     case rewarded(referrer: String, code: String)
     /// The referral completed, but the pool had no unexpired code left: the referrer is owed one.

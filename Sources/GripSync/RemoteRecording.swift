@@ -1,28 +1,28 @@
 import Foundation
 
 /// A recording as the sync database holds it, with the device that recorded it (`griptrack list --everywhere`).
-public struct RemoteRecording: Sendable, Equatable {
-    public var uuid: UUID
+package struct RemoteRecording: Sendable, Equatable {
+    package var uuid: UUID
     /// `[sync] device_name` of the device that recorded it.
-    public var deviceName: String
-    public var startedAt: Date
-    public var endedAt: Date?
+    package var deviceName: String
+    package var startedAt: Date
+    package var endedAt: Date?
     /// The force gauge's address.
-    public var device: String
-    public var profile: String
+    package var device: String
+    package var profile: String
     /// `left`, `right` or `nil`.
-    public var hand: String?
-    public var label: String?
+    package var hand: String?
+    package var label: String?
     /// `recording`, `complete` or `recovered`.
-    public var state: String
-    public var sampleCount: Int
-    public var effortCount: Int
-    public var maxKilograms: Double?
-    public var averageKilograms: Double?
+    package var state: String
+    package var sampleCount: Int
+    package var effortCount: Int
+    package var maxKilograms: Double?
+    package var averageKilograms: Double?
 
     /// Creates a row (the client makes these).
     /// - Parameters: See the properties.
-    public init(
+    package init(
         uuid: UUID, deviceName: String, startedAt: Date, endedAt: Date?, device: String, profile: String,
         hand: String?, label: String?, state: String, sampleCount: Int, effortCount: Int, maxKilograms: Double?,
         averageKilograms: Double?

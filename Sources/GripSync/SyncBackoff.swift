@@ -1,24 +1,24 @@
 /// When the sync service tries again: every `interval` while pushes succeed; after failures the wait doubles from
 /// `interval` up to `ceiling` (5 minutes), so a Pi offline for weeks tries every 5 minutes and costs nothing else.
-public struct SyncBackoff: Sendable, Equatable {
+package struct SyncBackoff: Sendable, Equatable {
     /// The wait after a success.
-    public var interval: Duration
+    package var interval: Duration
     /// The longest wait.
-    public var ceiling: Duration
+    package var ceiling: Duration
     /// Failures in a row.
-    public private(set) var failures = 0
+    package private(set) var failures = 0
 
     /// Creates a backoff.
     /// - Parameters:
     ///   - interval: `[sync] interval_seconds`.
     ///   - ceiling: 5 minutes by default.
-    public init(interval: Duration, ceiling: Duration = .seconds(300)) {
+    package init(interval: Duration, ceiling: Duration = .seconds(300)) {
         self.interval = interval
         self.ceiling = ceiling
     }
 
     /// The wait before the next push.
-    public var delay: Duration {
+    package var delay: Duration {
         guard failures > 0 else { return min(interval, ceiling) }
         var wait = interval
         for _ in 0..<min(failures, 32) where wait < ceiling { wait = wait * 2 }
@@ -26,7 +26,7 @@ public struct SyncBackoff: Sendable, Equatable {
     }
 
     /// Records a push's outcome.
-    public mutating func record(success: Bool) {
+    package mutating func record(success: Bool) {
         failures = success ? 0 : failures + 1
     }
 }

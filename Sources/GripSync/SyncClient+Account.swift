@@ -20,7 +20,7 @@ extension SyncClient {
     /// - Returns: How many rows were applied, ignored and refused.
     /// - Throws: ``SyncError``.
     @discardableResult
-    public func pullAccount(
+    package func pullAccount(
         into store: RecordingStore, verifier: AppStoreVerifier, context: AccessContext, now: Date
     ) async throws(SyncError) -> AccountPull {
         let session = PushSession(client: self)
@@ -87,7 +87,7 @@ extension SyncClient {
     /// - Returns: How many statements verified, were refused, and whether the override changed.
     /// - Throws: ``SyncError``.
     @discardableResult
-    public func pullGrants(into store: RecordingStore, key: OperatorKey, now: Date) async throws(SyncError) -> GrantPull {
+    package func pullGrants(into store: RecordingStore, key: OperatorKey, now: Date) async throws(SyncError) -> GrantPull {
         let session = PushSession(client: self)
         do {
             let pull = try await pullGrants(into: store, key: key, now: now, in: session)
@@ -164,27 +164,27 @@ extension SyncClient {
 }
 
 /// What one pull of the account's App Store data did.
-public struct AccountPull: Sendable, Equatable {
+package struct AccountPull: Sendable, Equatable {
     /// Notifications verified and applied (each may change access).
-    public var applied = 0
+    package var applied = 0
     /// Notifications this device had applied before, or that changed nothing (an older replay).
-    public var alreadyApplied = 0
+    package var alreadyApplied = 0
     /// Rows whose signature, chain, bundle id or environment this device refused: nothing of them was stored.
-    public var refused = 0
+    package var refused = 0
 
     /// An empty pull.
-    public init() {}
+    package init() {}
 }
 
 /// What one pull of the account's central grants did.
-public struct GrantPull: Sendable, Equatable {
+package struct GrantPull: Sendable, Equatable {
     /// Statements that verified under the operator key.
-    public var verified = 0
+    package var verified = 0
     /// Rows refused (unsigned, edited, another key or another account).
-    public var refused = 0
+    package var refused = 0
     /// Whether this device's override changed.
-    public var changed = false
+    package var changed = false
 
     /// An empty pull.
-    public init() {}
+    package init() {}
 }

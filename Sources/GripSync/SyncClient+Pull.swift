@@ -4,27 +4,27 @@ import PostgresNIO
 
 /// One recording of the account read back from the sync database: what `griptrack show --everywhere` and
 /// `export --everywhere` print for a recording made on another device.
-public struct RemoteRecordingDetail: Sendable {
+package struct RemoteRecordingDetail: Sendable {
     /// The recording's row, with the device that recorded it.
-    public var recording: RemoteRecording
+    package var recording: RemoteRecording
     /// Its efforts, in order.
-    public var efforts: [StoredEffort]
+    package var efforts: [StoredEffort]
     /// Every sample, decoded from the server's chunks.
-    public var samples: [StoredSample]
+    package var samples: [StoredSample]
 }
 
 /// Some of the account's recordings, and how many it has.
-public struct RemotePage: Sendable {
+package struct RemotePage: Sendable {
     /// Newest first.
-    public var recordings: [RemoteRecording]
+    package var recordings: [RemoteRecording]
     /// The account's recordings on the server, shown or not.
-    public var total: Int
+    package var total: Int
     /// Those not in ``recordings``.
-    public var hidden: Int { max(0, total - recordings.count) }
+    package var hidden: Int { max(0, total - recordings.count) }
 }
 
 /// The answer to "which recording does this UUID prefix name?".
-public enum RemoteLookup: Sendable {
+package enum RemoteLookup: Sendable {
     case found(RemoteRecordingDetail)
     case notFound
     /// Several of the account's recordings start with the prefix (at most five are listed).
@@ -37,7 +37,7 @@ extension SyncClient {
     /// - Parameter limit: How many; `nil` for all.
     /// - Returns: The rows, each naming the device that recorded it.
     /// - Throws: ``SyncError``.
-    public func recordingsEverywhere(limit: Int? = nil) async throws(SyncError) -> [RemoteRecording] {
+    package func recordingsEverywhere(limit: Int? = nil) async throws(SyncError) -> [RemoteRecording] {
         try await withConnection { connection throws(SyncError) in
             try await wait(.read("list the account's recordings"), on: connection, within: settings.timeouts.read) {
                 connection in
@@ -51,7 +51,7 @@ extension SyncClient {
     /// - Parameter limit: How many; `nil` for all.
     /// - Returns: The rows, newest first, and the account's total.
     /// - Throws: ``SyncError``.
-    public func recordingPageEverywhere(limit: Int?) async throws(SyncError) -> RemotePage {
+    package func recordingPageEverywhere(limit: Int?) async throws(SyncError) -> RemotePage {
         let account = settings.account
         return try await withConnection { connection throws(SyncError) in
             try await wait(.read("list the account's recordings"), on: connection, within: settings.timeouts.read) {
@@ -105,7 +105,7 @@ extension SyncClient {
     ///
     /// - Returns: The recordings, each with its efforts in order.
     /// - Throws: ``SyncError``.
-    public func historyEverywhere() async throws(SyncError) -> [(recording: RemoteRecording, efforts: [StoredEffort])] {
+    package func historyEverywhere() async throws(SyncError) -> [(recording: RemoteRecording, efforts: [StoredEffort])] {
         let account = settings.account
         return try await withConnection { connection throws(SyncError) in
             try await wait(.read("read the account's history"), on: connection, within: settings.timeouts.read) {
@@ -162,7 +162,7 @@ extension SyncClient {
     /// - Returns: The recording; ``RemoteLookup/notFound`` when the account has none with that prefix (another
     ///   account's are never matched); ``RemoteLookup/ambiguous(_:)`` when several match.
     /// - Throws: ``SyncError``; a chunk that does not decode is ``SyncError/server(operation:detail:)`` naming it.
-    public func recordingEverywhere(matching prefix: String) async throws(SyncError) -> RemoteLookup {
+    package func recordingEverywhere(matching prefix: String) async throws(SyncError) -> RemoteLookup {
         let prefix = prefix.lowercased()
         guard !prefix.isEmpty, prefix.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D })
         else { return .notFound }

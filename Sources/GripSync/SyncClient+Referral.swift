@@ -10,7 +10,7 @@ extension SyncClient {
     /// - Parameter code: `GRIP-XXXX` (any case).
     /// - Returns: What the server did.
     /// - Throws: ``SyncError``.
-    public func redeemReferral(_ code: String) async throws(SyncError) -> ReferralRedemption {
+    package func redeemReferral(_ code: String) async throws(SyncError) -> ReferralRedemption {
         let logger = logger
         let limit = settings.timeouts.batch
         let answer: String = try await withConnection { connection throws(SyncError) in
@@ -31,7 +31,7 @@ extension SyncClient {
     /// (`griptrack referral status`), as its role may read them.
     ///
     /// - Throws: ``SyncError``.
-    public func referralStatus() async throws(SyncError) -> ReferralStatus {
+    package func referralStatus() async throws(SyncError) -> ReferralStatus {
         let account = settings.account
         let logger = logger
         let limit = settings.timeouts.read
@@ -64,7 +64,7 @@ extension SyncClient {
 }
 
 /// What redeeming a referral code did.
-public enum ReferralRedemption: String, Sendable, Equatable {
+package enum ReferralRedemption: String, Sendable, Equatable {
     /// Recorded: the referral completes when this account redeems an offer code in the app.
     case redeemed
     /// No account has this code.
@@ -78,23 +78,23 @@ public enum ReferralRedemption: String, Sendable, Equatable {
 }
 
 /// An account's referrals, as `griptrack referral status` shows them.
-public struct ReferralStatus: Sendable, Equatable, Encodable {
+package struct ReferralStatus: Sendable, Equatable, Encodable {
     /// One account this account referred.
-    public struct Referral: Sendable, Equatable, Encodable {
-        public var account: String
-        public var redeemedAt: Date
+    package struct Referral: Sendable, Equatable, Encodable {
+        package var account: String
+        package var redeemedAt: Date
         /// When its offer-code redemption completed it; `nil` while pending.
-        public var completedAt: Date?
+        package var completedAt: Date?
         /// The offer code this account got for it; `nil` while pending or when the pool was empty.
-        public var rewardCode: String?
+        package var rewardCode: String?
     }
 
-    public var account: String
+    package var account: String
     /// This account's code for others to redeem.
-    public var code: String?
+    package var code: String?
     /// The account whose code this account redeemed.
-    public var referredBy: String?
-    public var referrals: [Referral] = []
+    package var referredBy: String?
+    package var referrals: [Referral] = []
 
     init(account: String) {
         self.account = account

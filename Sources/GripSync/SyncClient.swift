@@ -8,15 +8,15 @@ import PostgresNIO
 ///
 /// Each call opens one connection (a push too, whatever it pulls and sends first: ``PushSession``), applies missing
 /// server migrations (under the advisory lock) and closes it; a long-running caller calls again on its own schedule.
-public struct SyncClient: Sendable {
-    public let settings: SyncSettings
+package struct SyncClient: Sendable {
+    package let settings: SyncSettings
     let logger: Logger
     /// This device's App Store verifier: with one, every push first pulls the account's stored notifications and
     /// applies what it verifies (``pullAccount(into:verifier:context:now:)``), so Pro follows the account.
-    public let accountVerifier: AppStoreVerifier?
+    package let accountVerifier: AppStoreVerifier?
     /// The operator's public key (`[sync] operator_key`): with one, every push also applies the account's central
     /// grants and revocations that verify under it (``AccountGrantRule``).
-    public let operatorKey: OperatorKey?
+    package let operatorKey: OperatorKey?
 
     /// Creates a client.
     ///
@@ -25,7 +25,7 @@ public struct SyncClient: Sendable {
     ///   - accountVerifier: The verifier the account's App Store data must pass here; `nil` pulls none.
     ///   - operatorKey: The key the account's central grants must be signed with; `nil` pulls none.
     ///   - logger: Where connection and push events go (info and below).
-    public init(
+    package init(
         settings: SyncSettings, accountVerifier: AppStoreVerifier? = nil, operatorKey: OperatorKey? = nil,
         logger: Logger
     ) {
@@ -58,7 +58,7 @@ public struct SyncClient: Sendable {
     /// - Returns: What was shipped.
     /// - Throws: ``SyncError``; the failure is also kept in the store for `griptrack sync status`.
     @discardableResult
-    public func push(
+    package func push(
         from store: RecordingStore, context: AccessContext, now: Date = Date(), checkWhenEmpty: Bool = false,
         progress: (PushProgress) -> Void = { _ in }
     ) async throws(SyncError) -> PushSummary {
@@ -248,7 +248,7 @@ public struct SyncClient: Sendable {
     /// - Returns: The versions this call applied (empty when the schema was current).
     /// - Throws: ``SyncError``.
     @discardableResult
-    public func migrate() async throws(SyncError) -> [Int] {
+    package func migrate() async throws(SyncError) -> [Int] {
         try await withConnection(migrating: false) { connection throws(SyncError) in
             try await prepare(connection)
         }
@@ -341,26 +341,26 @@ extension SyncError.Wait {
 }
 
 /// What a push shipped so far.
-public struct PushSummary: Sendable, Equatable {
+package struct PushSummary: Sendable, Equatable {
     /// Outbox rows acknowledged.
-    public var rows = 0
+    package var rows = 0
     /// Batches (PostgreSQL transactions) committed.
-    public var batches = 0
+    package var batches = 0
     /// Recordings upserted (a recording in two batches counts twice).
-    public var recordings = 0
+    package var recordings = 0
     /// Sample chunks and samples sent.
-    public var chunks = 0
-    public var samples = 0
+    package var chunks = 0
+    package var samples = 0
     /// Chunk bytes sent.
-    public var bytes = 0
+    package var bytes = 0
     /// Tombstones and subscription events sent.
-    public var tombstones = 0
-    public var subscriptionEvents = 0
+    package var tombstones = 0
+    package var subscriptionEvents = 0
     /// Wall time of the push.
-    public var elapsed: Duration = .zero
+    package var elapsed: Duration = .zero
 
     /// An empty summary.
-    public init() {}
+    package init() {}
 
     /// What was shipped since `earlier` (a summary of the same push).
     func since(_ earlier: PushSummary) -> PushSummary {
@@ -395,11 +395,11 @@ public struct PushSummary: Sendable, Equatable {
 }
 
 /// Progress after a committed batch.
-public struct PushProgress: Sendable, Equatable {
+package struct PushProgress: Sendable, Equatable {
     /// Everything shipped so far in this push.
-    public var summary: PushSummary
+    package var summary: PushSummary
     /// What this batch shipped.
-    public var batch: PushSummary
+    package var batch: PushSummary
     /// Outbox rows still waiting.
-    public var pendingAfter: Int
+    package var pendingAfter: Int
 }

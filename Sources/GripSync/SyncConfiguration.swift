@@ -5,11 +5,11 @@ import Logging
 
 /// `[sync]` of the configuration, ready for the daemon's sync service and for `griptrack sync`: the one mapping
 /// from `griptrack.toml` to a ``SyncClient`` (docs/sync.md, "Configuration").
-public struct SyncConfiguration: Sendable {
+package struct SyncConfiguration: Sendable {
     /// Server, account and device.
-    public var client: SyncClient
+    package var client: SyncClient
     /// `[sync] interval_seconds`.
-    public var interval: Duration
+    package var interval: Duration
 
     /// The sync settings of a configuration file.
     ///
@@ -19,7 +19,7 @@ public struct SyncConfiguration: Sendable {
     /// - Returns: `nil` when `[sync] url` is not set (sync is off).
     /// - Throws: ``GripConfig/ConfigError`` naming `sync.account` when it is missing, or `sync.password_file` when
     ///   the password cannot be read safely.
-    public static func from(_ file: GriptrackConfig, logger: Logger) throws(ConfigError) -> SyncConfiguration? {
+    package static func from(_ file: GriptrackConfig, logger: Logger) throws(ConfigError) -> SyncConfiguration? {
         guard let url = file.sync.url else { return nil }
         guard let account = file.sync.account else {
             throw ConfigError(

@@ -3,9 +3,9 @@ import PostgresNIO
 
 /// Where the PostgreSQL server is and how to log in: parsed from `[sync] url` (plus `password_file` and
 /// `ca_file`), turned into a postgres-nio configuration when connecting.
-public struct SyncEndpoint: Sendable, Equatable {
+package struct SyncEndpoint: Sendable, Equatable {
     /// `sslmode` of the URL.
-    public enum TLSMode: String, Sendable, Equatable, CaseIterable {
+    package enum TLSMode: String, Sendable, Equatable, CaseIterable {
         /// Plain TCP (a Unix socket, or a trusted network).
         case disable
         /// TLS when the server offers it; a server that declines it and asks for a cleartext password gets none.
@@ -21,7 +21,7 @@ public struct SyncEndpoint: Sendable, Equatable {
         ///
         /// - Parameter host: The URL's host, or a Unix socket directory.
         /// - Returns: The mode.
-        public static func standard(forHost host: String) -> TLSMode {
+        package static func standard(forHost host: String) -> TLSMode {
             isLocal(host) ? .prefer : .require
         }
 
@@ -34,18 +34,18 @@ public struct SyncEndpoint: Sendable, Equatable {
     }
 
     /// A host name or address; for a Unix socket, the directory that holds `.s.PGSQL.<port>`.
-    public var host: String
-    public var port: Int
-    public var user: String
-    public var password: String?
-    public var database: String
-    public var tls: TLSMode
+    package var host: String
+    package var port: Int
+    package var user: String
+    package var password: String?
+    package var database: String
+    package var tls: TLSMode
     /// PEM file of the CA that signed the server's certificate; `nil` = the system's trust store.
-    public var caFile: String?
+    package var caFile: String?
 
     /// Creates an endpoint.
     /// - Parameters: See the properties; `tls` is ``TLSMode/standard(forHost:)`` when not given.
-    public init(
+    package init(
         host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
         tls: TLSMode? = nil, caFile: String? = nil
     ) {
@@ -59,10 +59,10 @@ public struct SyncEndpoint: Sendable, Equatable {
     }
 
     /// Whether ``host`` names a Unix-socket directory (it starts with `/`, as libpq reads it).
-    public var isUnixSocket: Bool { host.hasPrefix("/") }
+    package var isUnixSocket: Bool { host.hasPrefix("/") }
 
     /// `user@host:port/database`, never with the password (for messages).
-    public var displayName: String { "\(user)@\(host):\(port)/\(database)" }
+    package var displayName: String { "\(user)@\(host):\(port)/\(database)" }
 
     /// The postgres-nio configuration.
     ///

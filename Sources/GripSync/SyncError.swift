@@ -2,9 +2,9 @@ import GripStore
 
 /// Everything sync can fail with. The description says what happened and what to do next; the server's own
 /// message (cut and cleaned: ``ServerText``) comes after it, as detail.
-public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What sync was waiting for when a deadline passed.
-    public enum Wait: Sendable, Equatable {
+    package enum Wait: Sendable, Equatable {
         /// TCP connect, TLS, startup and login.
         case connect
         /// The session's settings, the schema migration and the schema check.
@@ -42,7 +42,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The local database failed.
     case store(GripStoreError)
 
-    public var description: String {
+    package var description: String {
         let kept = "Nothing was lost: the outbox is kept and sent on the next try."
         switch self {
         case .proRequired(let reason):

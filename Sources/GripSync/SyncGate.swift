@@ -4,7 +4,7 @@ import GripStore
 
 /// Sync is Pro. The decision is the one resolver's, read the way every Pro command reads it
 /// (``RecordingStore/accessStatus(_:now:)``); the refusal carries its reason verbatim.
-public enum SyncGate {
+package enum SyncGate {
     /// Throws unless the resolver grants Pro now.
     ///
     /// - Parameters:
@@ -12,7 +12,7 @@ public enum SyncGate {
     ///   - context: Bypass flag and free plan.
     ///   - now: The clock.
     /// - Throws: ``SyncError/proRequired(reason:)`` or ``SyncError/store(_:)``.
-    public static func requirePro(store: RecordingStore, context: AccessContext, now: Date) throws(SyncError) {
+    package static func requirePro(store: RecordingStore, context: AccessContext, now: Date) throws(SyncError) {
         if let refusal = try refusal(store: store, context: context, now: now) { throw refusal }
     }
 

@@ -8,20 +8,20 @@ import Synchronization
 /// griptrackd's sync service: pushes the daemon's outbox every `[sync] interval_seconds`, backing off (doubling,
 /// at most 5 minutes) while the server is unreachable or the plan is free. It runs on its own task and only reads
 /// the store, apart from the short acknowledgement transactions; recording never waits for it.
-public final class SyncService: Service, Sendable {
+package final class SyncService: Service, Sendable {
     /// What STATUS reports about sync.
-    public struct Snapshot: Sendable, Equatable {
-        public var lastAttemptAt: Date?
-        public var lastSuccessAt: Date?
-        public var lastError: String?
+    package struct Snapshot: Sendable, Equatable {
+        package var lastAttemptAt: Date?
+        package var lastSuccessAt: Date?
+        package var lastError: String?
         /// Failures in a row.
-        public var failures = 0
+        package var failures = 0
         /// Seconds until the next push.
-        public var nextDelaySeconds: Double = 0
+        package var nextDelaySeconds: Double = 0
         /// Outbox rows waiting, as of the start of the push in progress or the end of the last one.
-        public var pendingRows = 0
+        package var pendingRows = 0
         /// When the push in progress started; `nil` between pushes.
-        public var pushingSince: Date?
+        package var pushingSince: Date?
     }
 
     private let client: SyncClient
@@ -40,7 +40,7 @@ public final class SyncService: Service, Sendable {
     ///   - context: Bypass flag and free plan (sync is Pro).
     ///   - interval: `[sync] interval_seconds`.
     ///   - logger: Where push outcomes go.
-    public init(client: SyncClient, store: RecordingStore, context: AccessContext, interval: Duration, logger: Logger) {
+    package init(client: SyncClient, store: RecordingStore, context: AccessContext, interval: Duration, logger: Logger) {
         self.client = client
         self.store = store
         self.context = context
@@ -49,18 +49,18 @@ public final class SyncService: Service, Sendable {
     }
 
     /// The latest outcome, for STATUS.
-    public var snapshot: Snapshot { state.withLock { $0 } }
+    package var snapshot: Snapshot { state.withLock { $0 } }
 
     /// Asks for a push now instead of at the end of the interval (a recording was saved), unless the service is
     /// backing off after failures: a server that is down is not asked more often because someone recorded.
     /// Non-blocking; callable from any thread.
-    public func pushSoon() {
+    package func pushSoon() {
         guard state.withLock({ $0.failures == 0 }) else { return }
         wake.signal()
     }
 
     /// Pushes, sleeps, repeats until graceful shutdown.
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             var backoff = SyncBackoff(interval: self.interval)
             while !Task.isCancelled {

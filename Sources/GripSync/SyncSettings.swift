@@ -1,18 +1,18 @@
 /// What a sync client needs besides the store: the server, whose recordings they are, and which device this is.
-public struct SyncSettings: Sendable, Equatable {
-    public var endpoint: SyncEndpoint
+package struct SyncSettings: Sendable, Equatable {
+    package var endpoint: SyncEndpoint
     /// Who the recordings belong to (one person, a gym, a practice); every device of an account sees its history.
-    public var account: String
+    package var account: String
     /// This device's name, unique within the account; each synced recording says which device recorded it.
-    public var deviceName: String
+    package var deviceName: String
     /// Outbox rows per PostgreSQL transaction.
-    public var batchSize: Int
+    package var batchSize: Int
     /// How long each wait on the server may take before the connection is closed and the push fails.
-    public var timeouts: SyncTimeouts = .standard
+    package var timeouts: SyncTimeouts = .standard
 
     /// Creates settings.
     /// - Parameters: See the properties; `batchSize` is 500 by default.
-    public init(endpoint: SyncEndpoint, account: String, deviceName: String, batchSize: Int = 500) {
+    package init(endpoint: SyncEndpoint, account: String, deviceName: String, batchSize: Int = 500) {
         self.endpoint = endpoint
         self.account = account
         self.deviceName = deviceName

@@ -1,27 +1,27 @@
 /// How long sync waits for the server at each step (docs/sync.md, "Deadlines"). Every wait on the network has one:
 /// past it the connection is closed, the push fails saying what it waited for, and the outbox stays as it was.
-public struct SyncTimeouts: Sendable, Equatable {
+package struct SyncTimeouts: Sendable, Equatable {
     /// TCP connect, TLS, startup and login, until the server is ready for the first query.
-    public var connect: Duration
+    package var connect: Duration
     /// The session's settings, the schema migration and the schema check, under the advisory lock.
-    public var migration: Duration
+    package var migration: Duration
     /// One batch: its transaction from BEGIN to COMMIT.
-    public var batch: Duration
+    package var batch: Duration
     /// One read of the account's recordings (`list`, `show`, `stats --everywhere`).
-    public var read: Duration
+    package var read: Duration
     /// The server's `lock_timeout` for the session: a statement that waits this long for a lock (another session
     /// holding `griptrack_schema`, or a row a batch must update) is cancelled by the server, which says so. Shorter
     /// than the deadlines above, so the server's own answer usually arrives before the connection is closed.
-    public var lock: Duration
+    package var lock: Duration
 
     /// The defaults: long enough for a Pi on a slow link pushing a week of recordings, short enough that a stuck
     /// server costs one interval of griptrackd's backoff, not the service.
-    public static let standard = SyncTimeouts(
+    package static let standard = SyncTimeouts(
         connect: .seconds(15), migration: .seconds(30), batch: .seconds(120), read: .seconds(60), lock: .seconds(20))
 
     /// Creates deadlines.
     /// - Parameters: See the properties.
-    public init(connect: Duration, migration: Duration, batch: Duration, read: Duration, lock: Duration) {
+    package init(connect: Duration, migration: Duration, batch: Duration, read: Duration, lock: Duration) {
         self.connect = connect
         self.migration = migration
         self.batch = batch

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// Every error the web app answers with: a status and a JSON body `{"error": "..."}` whose message says what to do
 /// (docs/web.md, "Errors").
-public enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
+package enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
     /// No valid credential (401).
     case unauthenticated
     /// A valid credential whose role is below what the request needs (403).
@@ -28,7 +28,7 @@ public enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
     /// The daemon answered with an ERROR: its text, and the status its `code` maps to.
     case daemon(status: HTTPResponse.Status, message: String)
 
-    public var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         switch self {
         case .unauthenticated: .unauthorized
         case .forbidden, .csrf, .pairing: .forbidden
@@ -42,7 +42,7 @@ public enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unauthenticated:
             "Not signed in: pair this browser (`griptrack web pair` on the board's computer, then open the URL it prints) "
@@ -64,7 +64,7 @@ public enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
         }
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         Self.jsonResponse(status: status, object: ["error": description])
     }
 

@@ -15,7 +15,7 @@ import Synchronization
 /// It is one more client of the daemon: every API call becomes a request line on the daemon's Unix socket and the
 /// daemon's JSON comes back as it was sent; the live stream is a WATCH connection per browser, forwarded as
 /// Server-Sent Events. Who may do what is decided here, before anything is forwarded (``WebAuthenticator``).
-public final class WebServer: Service, Sendable {
+package final class WebServer: Service, Sendable {
     let settings: WebSettings
     let access: WebAccess
     let logger: Logger
@@ -32,7 +32,7 @@ public final class WebServer: Service, Sendable {
     ///   - access: the daemon's credentials and pairing codes (`Daemon.webAccess`).
     ///   - logger: the web app's logger.
     ///   - metrics: the Prometheus exposition to serve at `/metrics`, if any.
-    public init(settings: WebSettings, access: WebAccess, logger: Logger, metrics: (@Sendable () -> String)? = nil) {
+    package init(settings: WebSettings, access: WebAccess, logger: Logger, metrics: (@Sendable () -> String)? = nil) {
         self.settings = settings
         self.metrics = metrics
         self.access = access
@@ -42,10 +42,10 @@ public final class WebServer: Service, Sendable {
     }
 
     /// The port the server listens on, once it does (the chosen one for port 0).
-    public var port: Int? { bound.withLock { $0 } }
+    package var port: Int? { bound.withLock { $0 } }
 
     /// Returns the bound port once the server listens (polls every 5 ms), or nil when the task is cancelled.
-    public func waitUntilListening() async -> Int? {
+    package func waitUntilListening() async -> Int? {
         while true {
             if let port { return port }
             guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return nil }
@@ -75,7 +75,7 @@ public final class WebServer: Service, Sendable {
 
     /// Serves until cancelled or shut down gracefully.
     /// - Throws: when the address cannot be bound.
-    public func run() async throws {
+    package func run() async throws {
         let router = Router(context: WebContext.self)
         addRoutes(to: router)
         let listen = settings.listen

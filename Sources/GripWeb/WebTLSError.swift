@@ -1,6 +1,6 @@
 /// Why the web app could not start with TLS: the certificate or key named in `[web]` is not readable PEM.
-public struct WebTLSError: Error, CustomStringConvertible {
-    public var description: String
+package struct WebTLSError: Error, CustomStringConvertible {
+    package var description: String
 
     init(_ description: String) {
         self.description = description

@@ -1,9 +1,9 @@
 import GripWire
 
 /// How `griptrackd` finds and drives the device through BlueZ (the `[device]` section plus `--device`).
-public struct RadioConfiguration: Sendable, Equatable {
+package struct RadioConfiguration: Sendable, Equatable {
     /// How notifications reach the daemon.
-    public enum NotifyMode: String, Sendable, Equatable {
+    package enum NotifyMode: String, Sendable, Equatable {
         /// `StartNotify` + `PropertiesChanged(Value)` signals (survives reconnects).
         case start
         /// `AcquireNotify` + a socket per connection (falls back to `start` when BlueZ refuses).
@@ -11,35 +11,35 @@ public struct RadioConfiguration: Sendable, Equatable {
     }
 
     /// Which kind of device to drive: an identifier of `DeviceProfiles` (`progressor`).
-    public var profile: String
+    package var profile: String
     /// The device's address (`AA:BB:CC:DD:EE:FF`); nil = the first device whose name starts with `namePrefix`,
     /// else the first advertising the profile's service UUID.
-    public var address: String?
+    package var address: String?
     /// Advertised names that count as the device; nil = the profile's (`Progressor`).
-    public var namePrefix: String?
+    package var namePrefix: String?
     /// The BlueZ adapter, `hci0`-style; nil = the first one.
-    public var adapter: String?
+    package var adapter: String?
     /// StartNotify or AcquireNotify.
-    public var notifyMode: NotifyMode
+    package var notifyMode: NotifyMode
     /// After the session gap without an effort, also put the device to sleep (not just stop measuring).
-    public var sleepWhenIdle: Bool
+    package var sleepWhenIdle: Bool
     /// The D-Bus address of the system bus; nil = `DBUS_SYSTEM_BUS_ADDRESS`, else the system bus (tests point this
     /// at a private bus instead of changing the process environment).
-    public var busAddress: String?
+    package var busAddress: String?
     /// How often the battery voltage is asked for while streaming (also once right after START).
-    public var batteryInterval: Duration = .seconds(300)
+    package var batteryInterval: Duration = .seconds(300)
     /// Wait between attempts to reach the bus, bluetoothd, the adapter or the device.
-    public var retryInterval: Duration = .seconds(2)
+    package var retryInterval: Duration = .seconds(2)
     /// How long one discovery scan lasts before the next attempt.
-    public var discoveryTimeout: Duration = .seconds(10)
+    package var discoveryTimeout: Duration = .seconds(10)
     /// An advertising device counts as gone after this long without an advertisement (`AdvertisementSilence`).
-    public var advertisementSilence: Duration = .microseconds(AdvertisementSilence.defaultSilenceMicros)
+    package var advertisementSilence: Duration = .microseconds(AdvertisementSilence.defaultSilenceMicros)
     /// First wait between connect attempts (doubles up to 5 s).
-    public var connectBackoff: Duration = .milliseconds(250)
+    package var connectBackoff: Duration = .milliseconds(250)
 
     /// Creates a configuration; the defaults are the `[device]` defaults.
     /// - Parameters: See the properties.
-    public init(
+    package init(
         profile: String = "progressor", address: String? = nil, namePrefix: String? = nil, adapter: String? = "hci0", notifyMode: NotifyMode = .start,
         sleepWhenIdle: Bool = false, busAddress: String? = nil
     ) {

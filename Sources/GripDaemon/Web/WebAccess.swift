@@ -13,9 +13,9 @@ import Synchronization
 /// ``identity(secret:)`` directly.
 ///
 /// - Important: Thread-safe.
-public final class WebAccess: Sendable {
+package final class WebAccess: Sendable {
     /// How long a pairing code may be used.
-    public static let pairingLifetime: TimeInterval = 600
+    package static let pairingLifetime: TimeInterval = 600
     /// Pairing codes waiting at once at most; making one more forgets the oldest.
     static let pendingCodesLimit = 16
     /// Letters and digits that cannot be mistaken for each other when typed from a screen (no 0/O, 1/I/L).
@@ -23,11 +23,11 @@ public final class WebAccess: Sendable {
     static let codeLength = 8
 
     /// A valid credential as a request presents it.
-    public struct Identity: Sendable, Equatable {
-        public var name: String
-        public var role: WebRole
+    package struct Identity: Sendable, Equatable {
+        package var name: String
+        package var role: WebRole
         /// The secret's SHA-256 (to check later that it is still valid).
-        public var secretHash: String
+        package var secretHash: String
     }
 
     struct PendingCode {
@@ -37,7 +37,7 @@ public final class WebAccess: Sendable {
     }
 
     /// Why a pairing code was not accepted.
-    public enum RedeemProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum RedeemProblem: Error, Sendable, Equatable, CustomStringConvertible {
         /// Unknown, used already, or expired (one answer for all three: a guesser learns nothing).
         case invalidCode
         /// The name the code was made for has been given to another credential meanwhile.
@@ -45,7 +45,7 @@ public final class WebAccess: Sendable {
         /// The database refused the write.
         case store(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidCode:
                 "This pairing code is unknown, used or expired. Ask for a new one with `griptrack web pair`."
@@ -78,32 +78,32 @@ public final class WebAccess: Sendable {
     }
 
     /// Where the web app listens (`HOST:PORT`, the port as bound), for the pairing reply; nil while it does not.
-    public var listenAddress: String? { listening.withLock { $0?.address } }
+    package var listenAddress: String? { listening.withLock { $0?.address } }
 
     /// `https` when the web app serves TLS, else `http`; nil while it does not listen.
-    public var listenScheme: String? { listening.withLock { $0?.scheme } }
+    package var listenScheme: String? { listening.withLock { $0?.scheme } }
 
     /// The web layer: says where it listens once bound, and how (nil when it stops).
-    public func setListenAddress(_ address: String?, scheme: String = "http") {
+    package func setListenAddress(_ address: String?, scheme: String = "http") {
         listening.withLock { $0 = address.map { ($0, scheme) } }
     }
 
     // MARK: - The web layer
 
     /// The credential a secret (cookie or bearer token) stands for, if it is valid now.
-    public func identity(secret: String) -> Identity? {
+    package func identity(secret: String) -> Identity? {
         let hash = RecordingStore.webSecretHash(secret)
         return valid.withLock { $0[hash] }
     }
 
     /// Whether the credential with this secret hash is still valid (an open event stream asks as it goes).
-    public func isValid(secretHash: String) -> Bool {
+    package func isValid(secretHash: String) -> Bool {
         valid.withLock { $0[secretHash] != nil }
     }
 
     /// Uses a pairing code once: stores a new session credential and returns its secret (the cookie's value).
     /// - Returns: the secret and the stored credential, or why the code was refused.
-    public func redeem(code: String, now: Date = Date()) -> Result<(secret: String, credential: WebCredential), RedeemProblem> {
+    package func redeem(code: String, now: Date = Date()) -> Result<(secret: String, credential: WebCredential), RedeemProblem> {
         let key = code.uppercased()
         let pending: PendingCode? = codes.withLock { codes in
             // Single use: the code is gone whatever happens next.
