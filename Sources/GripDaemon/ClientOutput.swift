@@ -1,4 +1,5 @@
 import Glibc
+import GripSystem
 import GripProtocol
 import Synchronization
 
@@ -153,12 +154,10 @@ final class ClientOutput: Sendable {
     private static func write(_ descriptor: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.send(
-                descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno == EAGAIN ? offset : -1
+            let written = SystemCall.retryingOnInterrupt {
+                Glibc.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             }
+            if written < 0 { return errno == EAGAIN ? offset : -1 }
             offset += written
         }
         return offset

@@ -1,4 +1,5 @@
 import Glibc
+import GripSystem
 
 /// Gives back the pages of griptrackd's executable that starting and connecting touched and streaming does not.
 ///
@@ -55,8 +56,9 @@ enum ExecutablePages {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { free in
+                SystemCall.retryingOnInterrupt { read(descriptor, free.baseAddress, free.count) }
+            }
             guard count >= 0 else { return nil }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])

@@ -33,7 +33,7 @@ final class SignalShutdown: Service, CustomStringConvertible {
                     pollfd(fd: interrupt.readDescriptor, events: Int16(POLLIN), revents: 0),
                     pollfd(fd: stop.readDescriptor, events: Int16(POLLIN), revents: 0),
                 ]
-                while poll(&descriptors, 2, -1) < 0 && errno == EINTR {}
+                _ = SystemCall.poll(&descriptors, timeoutMilliseconds: -1)
                 if interrupt.drain() > 0 { logger.info("Signal received; shutting down") }
             }
         } onGracefulShutdown: {

@@ -224,10 +224,9 @@ struct ServerLoop {
             }
             publishCounts()
             server.liveness?.idle(.socket)
-            let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
+            let ready = SystemCall.poll(&pollSet, timeoutMilliseconds: -1)
             server.liveness?.busy(.socket)
             if ready < 0 {
-                if errno == EINTR { continue }
                 logger.error("poll failed", metadata: ["error.errno": "\(errno)"])
                 break
             }
@@ -263,9 +262,8 @@ struct ServerLoop {
 
     private mutating func acceptAll() {
         while true {
-            let descriptor = accept(listenDescriptor, nil, nil)
+            let descriptor = SystemCall.retryingOnInterrupt { accept(listenDescriptor, nil, nil) }
             if descriptor < 0 {
-                if errno == EINTR { continue }
                 return  // EAGAIN: no more pending connections (other errors: try again on the next poll)
             }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
@@ -337,10 +335,10 @@ struct ServerLoop {
 
     private mutating func readRequests(_ client: Client) {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(client.descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        let count = SystemCall.retryingOnInterrupt { recv(client.descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT)) }
         if count == 0 { return remove(client, reason: "client hung up") }
         if count < 0 {
-            if errno == EAGAIN || errno == EINTR { return }
+            if errno == EAGAIN { return }
             // A peer that closes with unread replies makes the kernel reset the connection: that is a hang-up too.
             return remove(client, reason: errno == ECONNRESET ? "client hung up" : "read failed")
         }

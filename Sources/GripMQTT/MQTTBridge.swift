@@ -191,7 +191,7 @@ private struct BridgeLoop {
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: daemon, events: Int16(POLLIN), revents: 0),
         ]
-        let ready = poll(&fds, nfds_t(fds.count), timeout)
+        let ready = SystemCall.poll(&fds, timeoutMilliseconds: timeout)
         if ready > 0 && daemon >= 0 && fds[1].revents != 0 { readDaemon() }
     }
 
@@ -263,13 +263,15 @@ private struct BridgeLoop {
     private mutating func readDaemon() {
         while daemon >= 0 {
             let descriptor = daemon
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { free in
+                SystemCall.retryingOnInterrupt { read(descriptor, free.baseAddress, free.count) }
+            }
             if count > 0 {
                 buffer.append(contentsOf: chunk[0..<count])
                 if count < chunk.count { break }
                 continue
             }
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { break }
+            if count < 0 && errno == EAGAIN { break }
             // EOF or an error: the daemon closed us (shutdown, or it dropped a watcher that fell behind).
             logger.info("MQTT bridge lost griptrackd; reconnecting", metadata: ["socket.path": "\(bridge.socketPath)"])
             close()

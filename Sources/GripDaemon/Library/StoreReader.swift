@@ -53,10 +53,9 @@ final class StoreReader: Service, CustomStringConvertible {
                 pollfd(fd: stop.readDescriptor, events: Int16(POLLIN), revents: 0),
             ]
             liveness?.idle(.reader)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            let ready = SystemCall.poll(&descriptors, timeoutMilliseconds: -1)
             liveness?.busy(.reader)
             if ready < 0 {
-                if errno == EINTR { continue }
                 logger.error("poll failed", metadata: ["error.errno": "\(errno)"])
                 return
             }

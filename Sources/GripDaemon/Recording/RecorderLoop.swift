@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GripSystem
 import GripAnalysis
 import GripProtocol
 import GripStore
@@ -91,10 +92,9 @@ struct RecorderLoop {
                 pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
             ]
             recorder.liveness?.idle(.recorder)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds())
+            let ready = SystemCall.poll(&descriptors, timeoutMilliseconds: timeoutMilliseconds())
             recorder.liveness?.busy(.recorder)
             if ready < 0 {
-                if errno == EINTR { continue }
                 logger.error("poll failed", metadata: ["error.errno": "\(errno)"])
                 break
             }

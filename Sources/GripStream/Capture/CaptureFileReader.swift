@@ -6,6 +6,7 @@
 
 import Glibc
 import GripWire
+import GripSystem
 
 /// What a complete capture held, returned by `CaptureFile.read`.
 public struct CaptureSummary: Sendable, Equatable {
@@ -121,13 +122,9 @@ public enum CaptureFile {
         while true {
             // SAFETY: the closure only passes the buffer to read(2); the pointer does not escape it.
             let count = unsafe buffer.withUnsafeMutableBytes { raw in
-                var result: Int
-                repeat {
-                    // SAFETY: `raw` is the array's own storage of `raw.count` bytes, valid for this closure; read(2)
-                    // writes at most `raw.count` bytes into it.
-                    result = unsafe Glibc.read(descriptor, raw.baseAddress, raw.count)
-                } while result < 0 && errno == EINTR
-                return result
+                // SAFETY: `raw` is the array's own storage of `raw.count` bytes, valid for this closure; read(2)
+                // writes at most `raw.count` bytes into it.
+                SystemCall.retryingOnInterrupt { unsafe Glibc.read(descriptor, raw.baseAddress, raw.count) }
             }
             if count < 0 {
                 return CaptureError(

@@ -14,6 +14,7 @@
 // precondition; any other errno is thrown to the caller.
 
 import Glibc
+import GripSystem
 
 /// An `errno` value returned by a failed system call.
 struct SystemErrno: Error, Equatable, CustomStringConvertible {
@@ -68,15 +69,14 @@ struct EventFD {
     /// - Throws: `SystemErrno` for anything but `EINTR` (retried) and bugs (precondition).
     func signal() throws(SystemErrno) {
         var one: UInt64 = 1
-        while true {
-            // SAFETY: the pointer addresses the 8 bytes of `one`, alive for the whole closure.
-            let written = unsafe withUnsafeBytes(of: &one) { unsafe write(descriptor, $0.baseAddress, 8) }
-            if written == 8 { return }
-            let code = errno
-            if code == EINTR { continue }
-            precondition(code != EBADF && code != EFAULT && code != EINVAL, "EventFD: write failed with errno \(code)")
-            throw SystemErrno(rawValue: code)
+        // SAFETY: the pointer addresses the 8 bytes of `one`, alive for the whole closure.
+        let written = unsafe withUnsafeBytes(of: &one) { bytes in
+            SystemCall.retryingOnInterrupt { unsafe write(descriptor, bytes.baseAddress, 8) }
         }
+        if written == 8 { return }
+        let code = errno
+        precondition(code != EBADF && code != EFAULT && code != EINVAL, "EventFD: write failed with errno \(code)")
+        throw SystemErrno(rawValue: code)
     }
 
     /// Blocks until the counter is non-zero, then resets it to 0 (`read(2)` of 8 bytes).
@@ -86,15 +86,14 @@ struct EventFD {
     @discardableResult
     func wait() throws(SystemErrno) -> UInt64 {
         var count: UInt64 = 0
-        while true {
-            // SAFETY: the pointer addresses the 8 bytes of `count`, alive for the whole closure.
-            let got = unsafe withUnsafeMutableBytes(of: &count) { unsafe read(descriptor, $0.baseAddress, 8) }
-            if got == 8 { return count }
-            let code = errno
-            if code == EINTR { continue }
-            precondition(code != EBADF && code != EFAULT && code != EINVAL, "EventFD: read failed with errno \(code)")
-            throw SystemErrno(rawValue: code)
+        // SAFETY: the pointer addresses the 8 bytes of `count`, alive for the whole closure.
+        let got = unsafe withUnsafeMutableBytes(of: &count) { bytes in
+            SystemCall.retryingOnInterrupt { unsafe read(descriptor, bytes.baseAddress, 8) }
         }
+        if got == 8 { return count }
+        let code = errno
+        precondition(code != EBADF && code != EFAULT && code != EINVAL, "EventFD: read failed with errno \(code)")
+        throw SystemErrno(rawValue: code)
     }
 
     /// Waits at most `milliseconds` for the counter to become non-zero (`poll(2)`), then resets it like `wait()`.
@@ -104,12 +103,10 @@ struct EventFD {
     ///   is rare, and a late wake-up only delays a drain) and bugs (precondition).
     func wait(milliseconds: Int32) throws(SystemErrno) -> Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while true {
-            let ready = unsafe poll(&entry, 1, milliseconds)
-            if ready > 0 { break }
-            if ready == 0 { return false }
+        let ready = SystemCall.retryingOnInterrupt { unsafe poll(&entry, 1, milliseconds) }
+        if ready == 0 { return false }
+        if ready < 0 {
             let code = errno
-            if code == EINTR { continue }
             precondition(code != EFAULT && code != EINVAL, "EventFD: poll failed with errno \(code)")
             throw SystemErrno(rawValue: code)
         }

@@ -1,4 +1,5 @@
 import Glibc
+import GripSystem
 
 /// The btsnoop file `griptrack capture` writes: checked before the monitor socket opens, then written one record
 /// per `write`, and flushed to disk (`fsync`) when it closes, so a capture cut short (power loss, kill -9) holds
@@ -41,12 +42,11 @@ final class CaptureWriter {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written)
+                SystemCall.retryingOnInterrupt {
+                    write(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written)
+                }
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw CaptureWriterError(path: path, errno: errno)
-            }
+            if result < 0 { throw CaptureWriterError(path: path, errno: errno) }
             written += result
         }
     }

@@ -1,4 +1,5 @@
 import Glibc
+import GripSystem
 
 // The kernel's HCI monitor channel, read as btmon reads it: the only raw calls of `griptrack capture`.
 //
@@ -113,10 +114,12 @@ final class MonitorSocket {
         // SAFETY: `recv` writes at most `buffer.count` bytes into the array's own storage, and the buffer handed
         // to `body` covers only the `count` bytes it returned; neither pointer escapes the closure.
         let result: Result<Bool, MonitorSocketError> = buffer.withUnsafeMutableBytes { storage in
-            let count = recv(descriptor, storage.baseAddress, storage.count, Int32(MSG_DONTWAIT))
+            let count = SystemCall.retryingOnInterrupt {
+                recv(descriptor, storage.baseAddress, storage.count, Int32(MSG_DONTWAIT))
+            }
             if count < 0 {
                 let code = errno
-                if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .success(false) }
+                if code == EAGAIN || code == EWOULDBLOCK { return .success(false) }
                 return .failure(.failed(call: "recv", errno: code))
             }
             body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))

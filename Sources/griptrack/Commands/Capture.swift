@@ -147,7 +147,7 @@ extension Griptrack {
                     }
                     timeout = min(timeout, Int((left * 1000).rounded(.up)))
                 }
-                _ = poll(&descriptors, nfds_t(descriptors.count), Int32(timeout))
+                _ = SystemCall.poll(&descriptors, timeoutMilliseconds: Int32(timeout))
                 // Drain what is waiting, but look at the stop condition and the clock at least every 1024 frames.
                 for _ in 0..<1024 {
                     var record: [UInt8]?

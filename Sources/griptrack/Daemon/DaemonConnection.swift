@@ -1,6 +1,7 @@
 import Foundation
 import GripProtocol
 import Glibc
+import GripSystem
 
 /// A client connection to griptrackd's Unix socket (docs/protocol.md): connects, reads the `VERSION` greeting,
 /// sends request lines and reads message lines.
@@ -92,13 +93,10 @@ final class DaemonConnection {
         let bytes = Array(request.line.utf8)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes {
-                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            let count = bytes[sent...].withUnsafeBytes { unsent in
+                SystemCall.retryingOnInterrupt { Glibc.send(descriptor, unsent.baseAddress, unsent.count, Int32(MSG_NOSIGNAL)) }
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .connectionLost(reason: String(cString: strerror(errno)))
-            }
+            if count < 0 { throw .connectionLost(reason: String(cString: strerror(errno))) }
             sent += count
         }
     }
@@ -117,19 +115,14 @@ final class DaemonConnection {
     /// - Throws: `.connectionLost` on a read error or after 10 s without data.
     func readAvailable() throws(DaemonClientError) -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(descriptor, &chunk, chunk.count, 0)
-            if count > 0 {
-                buffer.append(contentsOf: chunk[..<count])
-                return true
-            }
-            if count == 0 { return false }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: throw .connectionLost(reason: "no answer within 10 s")
-            default: throw .connectionLost(reason: String(cString: strerror(errno)))
-            }
+        let count = SystemCall.retryingOnInterrupt { recv(descriptor, &chunk, chunk.count, 0) }
+        if count > 0 {
+            buffer.append(contentsOf: chunk[..<count])
+            return true
         }
+        if count == 0 { return false }
+        if errno == EAGAIN { throw .connectionLost(reason: "no answer within 10 s") }
+        throw .connectionLost(reason: String(cString: strerror(errno)))
     }
 
     /// The next message, reading as needed; nil at end of stream.

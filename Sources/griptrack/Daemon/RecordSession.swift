@@ -167,9 +167,7 @@ final class RecordSession {
                 pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: interrupt.readDescriptor, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if ready < 0 {
-                if errno == EINTR { continue }
+            if SystemCall.poll(&descriptors, timeoutMilliseconds: timeout) < 0 {
                 throw DaemonClientError.connectionLost(reason: "poll: \(String(cString: strerror(errno)))")
             }
             if descriptors[1].revents != 0, interrupt.drain() > 0 {
