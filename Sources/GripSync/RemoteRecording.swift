@@ -1,4 +1,5 @@
 import Foundation
+import GripStore
 
 /// A recording as the sync database holds it, with the device that recorded it (`griptrack list --everywhere`).
 public struct RemoteRecording: Sendable, Equatable {
@@ -19,13 +20,16 @@ public struct RemoteRecording: Sendable, Equatable {
     public var effortCount: Int
     public var maxKilograms: Double?
     public var averageKilograms: Double?
+    /// Athlete, grip, edge, body weight and protocol (server migration 7; all absent for a row pushed before it,
+    /// until its device pushes it again).
+    public var setup: RecordingSetup
 
     /// Creates a row (the client makes these).
     /// - Parameters: See the properties.
     public init(
         uuid: UUID, deviceName: String, startedAt: Date, endedAt: Date?, device: String, profile: String,
         hand: String?, label: String?, state: String, sampleCount: Int, effortCount: Int, maxKilograms: Double?,
-        averageKilograms: Double?
+        averageKilograms: Double?, setup: RecordingSetup = RecordingSetup()
     ) {
         self.uuid = uuid
         self.deviceName = deviceName
@@ -40,5 +44,6 @@ public struct RemoteRecording: Sendable, Equatable {
         self.effortCount = effortCount
         self.maxKilograms = maxKilograms
         self.averageKilograms = averageKilograms
+        self.setup = setup
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import GripTestSupport
+import Testing
+
+/// Issue 30 across devices: who pulled and how, and the protocol, reach `list --everywhere` and the trends per
+/// athlete × hand × grip × protocol of `trends --everywhere` (server migration 7).
+extension EverywhereCommandTests {
+    typealias Seeds = ExportSetupTests
+
+    @Test("list and trends --everywhere show athlete, hand, grip, edge, body weight and protocol as the device does")
+    func setupEverywhere() throws {
+        let cluster = try PostgresCluster()
+        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
+        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        defer {
+            gym.cleanUp()
+            home.cleanUp()
+        }
+        try Seeds.seed(gym)
+        #expect(try gym.run("sync").status == 0)
+
+        // The JSON rows: every field `list --json` has on the device, beside the device's name.
+        let keys = ["uuid", "hand", "label", "athlete", "grip", "edge_mm", "body_weight_kg", "protocol", "protocol_max_kg"]
+        func rows(_ result: CLIRunner.Result) throws -> [[String: String]] {
+            let recordings = try #require(Seeds.json(result.stdout)["recordings"] as? [[String: Any]], "\(result)")
+            return recordings.map { row in
+                Dictionary(uniqueKeysWithValues: keys.map { ($0, row[$0].map { "\($0)" } ?? "nil") })
+            }
+        }
+        let local = try rows(try gym.run("list", "--json"))
+        let everywhere = try rows(try home.run("list", "--everywhere", "--json"))
+        #expect(everywhere == local)
+        #expect(everywhere.contains { $0["edge_mm"] == "20" && $0["body_weight_kg"] == "61.5" && $0["protocol_max_kg"] == "40" })
+
+        // The text: the same words after each row as `list` prints.
+        let words = "Ana (61.5 kg), left hand, half crimp, 20 mm edge, protocol max 3x 10s rest 180s alternate (max 40.0 kg)"
+        #expect(try gym.run("list").stdout.contains(words))
+        let text = try home.run("list", "--everywhere")
+        #expect(text.stdout.contains("  pi-gym  " + words + "\n"), "\(text)")
+
+        // Trends per group: the groups and figures the device computes, each test named by its UUID.
+        let localTrends = try #require(Seeds.json(try gym.run("trends", "--json").stdout)["training"] as? [String: Any])
+        let svgPath = home.directory.appendingPathComponent("everywhere.svg").path
+        let remote = try home.run("trends", "--everywhere", "--json", "--svg", svgPath)
+        let remoteTrends = try #require(Seeds.json(remote.stdout)["training"] as? [String: Any], "\(remote)")
+        func figures(_ training: [String: Any]) -> [String] {
+            (training["groups"] as? [[String: Any]] ?? []).flatMap { group in
+                (group["figures"] as? [[String: Any]] ?? []).map { figure in
+                    ["athlete", "hand", "grip", "protocol"].map { "\(group[$0] ?? "nil")" }.joined(separator: "/") + ": "
+                        + ["name", "tests", "first", "latest", "change_since_first", "slope_per_week"]
+                            .map { "\(figure[$0] ?? "nil")" }.joined(separator: " ")
+                }
+            }
+        }
+        #expect(figures(remoteTrends) == figures(localTrends))
+        #expect(figures(remoteTrends).count == 9, "\(figures(remoteTrends))")
+        let point = ((remoteTrends["groups"] as? [[String: Any]])?.first?["figures"] as? [[String: Any]])?.first
+        let named = (point?["points"] as? [[String: Any]])?.first
+        #expect(named?["id"] == nil && (named?["uuid"] as? String)?.count == 36, "\(String(describing: named))")
+        let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
+        #expect(svg.contains(">Ana · left hand · half crimp · protocol max 3x 10s rest 180s alternate — MVC — slope +2.0 kg/week</text>"))
+    }
+}
