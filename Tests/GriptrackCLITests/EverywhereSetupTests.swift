@@ -60,4 +60,35 @@ extension EverywhereCommandTests {
         let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
         #expect(svg.contains(">Ana · left hand · half crimp · protocol max 3x 10s rest 180s alternate — MVC — slope +2.0 kg/week</text>"))
     }
+
+    @Test("asymmetry --everywhere pairs the account's left and right recordings as the device pairs its own")
+    func asymmetryEverywhere() throws {
+        let cluster = try PostgresCluster()
+        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
+        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        defer {
+            gym.cleanUp()
+            home.cleanUp()
+        }
+        try AsymmetryCommandTests.seed(gym)
+        #expect(try gym.run("sync").status == 0)
+
+        func pairs(_ json: [String: Any]) -> [String] {
+            (json["groups"] as? [[String: Any]] ?? []).flatMap { group in
+                (group["pairs"] as? [[String: Any]] ?? []).map { pair in
+                    ["day", "left_kg", "right_kg", "index"].map { "\(pair[$0] ?? "nil")" }.joined(separator: " ")
+                }
+            }
+        }
+        let local = try Seeds.json(try gym.run("asymmetry", "--json").stdout)
+        let remote = try Seeds.json(try home.run("asymmetry", "--everywhere", "--athlete", "ana", "--json").stdout)
+        #expect(pairs(remote) == pairs(local) && pairs(remote).count == 7, "\(remote)")
+        #expect(remote["account"] as? String == "crag-gym")
+        let group = try #require((remote["groups"] as? [[String: Any]])?.first)
+        #expect(group["latest"] as? String == "outside")
+        let left = ((group["pairs"] as? [[String: Any]])?.first?["left"] as? [String: Any]) ?? [:]
+        #expect(left["id"] == nil && (left["uuid"] as? String)?.count == 36, "\(left)")
+        let text = try home.run("asymmetry", "--everywhere")
+        #expect(text.stdout.contains("Latest (2026-11-08): -10.0 %, outside the band: stronger on the right than usual."), "\(text)")
+    }
 }
