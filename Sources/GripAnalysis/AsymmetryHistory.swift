@@ -83,8 +83,8 @@ public struct AsymmetryHistory: Sendable, Equatable {
             let ordered = members.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) }
             var pairs: [Pair] = []
             var unpaired = 0
-            for day in Set(ordered.map(\.day)).sorted() {
-                let today = ordered.filter { $0.day == day && $0.mvcKg > 0 }
+            let byDay = Dictionary(grouping: ordered.filter { $0.mvcKg > 0 }, by: \.day)
+            for (day, today) in byDay.sorted(by: { $0.key < $1.key }) {
                 // The first of the day's highest: a tie goes to the earlier recording.
                 let left = Self.best(today.filter { $0.hand == .left })
                 let right = Self.best(today.filter { $0.hand == .right })
