@@ -1,4 +1,5 @@
 import Foundation
+import GripStore
 
 /// A recording as the sync database holds it, with the device that recorded it (`griptrack list --everywhere`).
 package struct RemoteRecording: Sendable, Equatable {
@@ -19,13 +20,16 @@ package struct RemoteRecording: Sendable, Equatable {
     package var effortCount: Int
     package var maxKilograms: Double?
     package var averageKilograms: Double?
+    /// Athlete, grip, edge, body weight and protocol (server migration 7; all absent for a row pushed before it,
+    /// until its device pushes it again).
+    package var setup: RecordingSetup
 
     /// Creates a row (the client makes these).
     /// - Parameters: See the properties.
     package init(
         uuid: UUID, deviceName: String, startedAt: Date, endedAt: Date?, device: String, profile: String,
         hand: String?, label: String?, state: String, sampleCount: Int, effortCount: Int, maxKilograms: Double?,
-        averageKilograms: Double?
+        averageKilograms: Double?, setup: RecordingSetup = RecordingSetup()
     ) {
         self.uuid = uuid
         self.deviceName = deviceName
@@ -40,5 +44,6 @@ package struct RemoteRecording: Sendable, Equatable {
         self.effortCount = effortCount
         self.maxKilograms = maxKilograms
         self.averageKilograms = averageKilograms
+        self.setup = setup
     }
 }

@@ -30,6 +30,10 @@ struct SchemaCheck: Sendable, Equatable {
                 ("state", "text", true), ("sample_count", "bigint", true), ("effort_count", "integer", true),
                 ("max_kg", "double precision", false), ("average_kg", "double precision", false),
                 ("updated_at", "timestamp with time zone", true),
+                // Since migration 7.
+                ("athlete", "text", false), ("grip", "text", false), ("edge_mm", "double precision", false),
+                ("body_weight_kg", "double precision", false), ("protocol_notation", "text", false),
+                ("protocol_max_kg", "double precision", false),
             ]),
             "efforts": table([
                 ("recording_uuid", "uuid", true), ("effort_index", "integer", true), ("start_micros", "bigint", true),

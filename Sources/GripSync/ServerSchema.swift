@@ -330,6 +330,21 @@ enum ServerSchema {
             END $$
             """,
         ]),
+        // Who pulled and how, and the protocol (the store's v8 and v9, docs/sync.md): nullable, as in the store, so
+        // every row already here keeps NULL until its device pushes it again; the same CHECKs the store has, so the
+        // server never holds a value the store would refuse. Added columns, no rewrite: an account's role reaches
+        // them through its table-wide rights.
+        (7, "athlete, grip, edge, body weight and protocol on recordings", [
+            """
+            ALTER TABLE recordings
+                ADD COLUMN athlete text,
+                ADD COLUMN grip text,
+                ADD COLUMN edge_mm double precision CHECK (edge_mm > 0),
+                ADD COLUMN body_weight_kg double precision CHECK (body_weight_kg > 0),
+                ADD COLUMN protocol_notation text,
+                ADD COLUMN protocol_max_kg double precision CHECK (protocol_max_kg > 0)
+            """,
+        ]),
     ]
 
     /// The newest version this griptrack knows.

@@ -120,18 +120,25 @@ enum ServerWrites {
         on connection: PostgresConnection, logger: Logger
     ) async throws -> Bool {
         let row = recording.row
+        let setup = row.setup
         let rows = try await connection.query(
             """
             INSERT INTO recordings (uuid, account, device_name, started_at, ended_at, device, profile, hand, label,
-                                    state, sample_count, effort_count, max_kg, average_kg, updated_at)
+                                    state, sample_count, effort_count, max_kg, average_kg, updated_at,
+                                    athlete, grip, edge_mm, body_weight_kg, protocol_notation, protocol_max_kg)
             SELECT \(row.uuid), \(account), \(deviceName), \(row.startedAt), \(row.endedAt), \(row.device),
                    \(row.profile), \(row.hand?.rawValue), \(row.label), \(row.state.rawValue), \(Int64(row.sampleCount)),
-                   \(Int32(recording.efforts.count)), \(row.maxKilograms), \(row.averageKilograms), \(updatedAt)
+                   \(Int32(recording.efforts.count)), \(row.maxKilograms), \(row.averageKilograms), \(updatedAt),
+                   \(setup.athlete), \(setup.grip), \(setup.edgeMillimetres), \(setup.bodyWeightKilograms),
+                   \(setup.protocolNotation), \(setup.protocolMaxKilograms)
             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE uuid = \(row.uuid))
             ON CONFLICT (uuid) DO UPDATE SET
                 ended_at = EXCLUDED.ended_at, hand = EXCLUDED.hand, label = EXCLUDED.label, state = EXCLUDED.state,
                 sample_count = EXCLUDED.sample_count, effort_count = EXCLUDED.effort_count,
-                max_kg = EXCLUDED.max_kg, average_kg = EXCLUDED.average_kg, updated_at = EXCLUDED.updated_at
+                max_kg = EXCLUDED.max_kg, average_kg = EXCLUDED.average_kg, updated_at = EXCLUDED.updated_at,
+                athlete = EXCLUDED.athlete, grip = EXCLUDED.grip, edge_mm = EXCLUDED.edge_mm,
+                body_weight_kg = EXCLUDED.body_weight_kg, protocol_notation = EXCLUDED.protocol_notation,
+                protocol_max_kg = EXCLUDED.protocol_max_kg
             WHERE recordings.account = EXCLUDED.account AND recordings.device_name = EXCLUDED.device_name
               AND recordings.updated_at <= EXCLUDED.updated_at
             RETURNING uuid
@@ -141,7 +148,7 @@ enum ServerWrites {
         return owned
     }
 
-    private static func replaceEfforts(
+    static func replaceEfforts(
         _ recording: SyncRecording, on connection: PostgresConnection, logger: Logger
     ) async throws {
         let uuid = recording.row.uuid
@@ -163,7 +170,7 @@ enum ServerWrites {
     /// Writes `chunks` (whole blocks, in sequence order: ``PushPlan``) as one row per block. A block already on the
     /// server with the same chunks is left alone (a re-sent batch); one that differs grew since (a live recording)
     /// or was rewritten on the device (a trimmed tail) and is replaced.
-    private static func upsertBlocks(
+    static func upsertBlocks(
         _ chunks: [RawSampleChunk], of uuid: UUID, on connection: PostgresConnection, logger: Logger
     ) async throws {
         var start = 0

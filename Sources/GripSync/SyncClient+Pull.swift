@@ -79,20 +79,25 @@ extension SyncClient {
             let rows: PostgresRowSequence = try await connection.query(
                 """
                 SELECT uuid, device_name, started_at, ended_at, device, profile, hand, label, state,
-                       sample_count, effort_count, max_kg, average_kg
+                       sample_count, effort_count, max_kg, average_kg,
+                       athlete, grip, edge_mm, body_weight_kg, protocol_notation, protocol_max_kg
                 FROM recordings
                 WHERE account = \(account) AND (\(uuidPrefix)::text IS NULL OR uuid::text LIKE \(uuidPrefix) || '%')
                 ORDER BY started_at DESC, uuid LIMIT \(rowLimit)
                 """, logger: logger)
             var result: [RemoteRecording] = []
-            for try await row in rows.checked(columns: 13).decode(
-                (UUID, String, Date, Date?, String, String, String?, String?, String, Int64, Int32, Double?, Double?).self
+            for try await row in rows.checked(columns: 19).decode(
+                (UUID, String, Date, Date?, String, String, String?, String?, String, Int64, Int32, Double?, Double?,
+                 String?, String?, Double?, Double?, String?, Double?).self
             ) {
                 result.append(
                     RemoteRecording(
                         uuid: row.0, deviceName: row.1, startedAt: row.2, endedAt: row.3, device: row.4,
                         profile: row.5, hand: row.6, label: row.7, state: row.8, sampleCount: Int(row.9),
-                        effortCount: Int(row.10), maxKilograms: row.11, averageKilograms: row.12))
+                        effortCount: Int(row.10), maxKilograms: row.11, averageKilograms: row.12,
+                        setup: RecordingSetup(
+                            athlete: row.13, grip: row.14, edgeMillimetres: row.15, bodyWeightKilograms: row.16,
+                            protocolNotation: row.17, protocolMaxKilograms: row.18)))
             }
             return result
         } catch {
@@ -112,6 +117,61 @@ extension SyncClient {
                 connection in
                 try await history(on: connection, account: account)
             }
+        }
+    }
+
+    /// Every recording of the account with its efforts and, for those with efforts, its samples, oldest first:
+    /// what `trends --everywhere` computes the figures per athlete × hand × grip × protocol from, as `show` does.
+    ///
+    /// - Returns: The recordings, each with its efforts in order and its samples (empty without efforts).
+    /// - Throws: ``SyncError``; a chunk that does not decode is ``SyncError/server(operation:detail:)`` naming it.
+    package func detailedHistoryEverywhere() async throws(SyncError) -> [RemoteRecordingDetail] {
+        let account = settings.account
+        return try await withConnection { connection throws(SyncError) in
+            try await wait(.read("read the account's history"), on: connection, within: settings.timeouts.read) {
+                connection in
+                let history = try await history(on: connection, account: account)
+                // One query for every chunk the figures need, streamed in recording and sequence order.
+                var samples: [UUID: [StoredSample]] = [:]
+                do {
+                    let rows: PostgresRowSequence = try await connection.query(
+                        """
+                        SELECT c.recording_uuid, c.sequence, c.encoding, c.first_micros, c.sample_count, c.samples
+                        FROM sample_chunks c JOIN recordings r ON r.uuid = c.recording_uuid
+                        WHERE r.account = \(account) AND r.effort_count > 0
+                        ORDER BY c.recording_uuid, c.sequence
+                        """, logger: logger)
+                    for try await (uuid, sequence, encoding, first, count, bytes) in rows.checked(columns: 6).decode(
+                        (UUID, Int32, Int16, Int64, Int32, ByteBuffer).self)
+                    {
+                        samples[uuid, default: []] += try Self.decodeChunk(
+                            uuid: uuid, sequence: sequence, encoding: encoding, first: first, count: count, bytes: bytes)
+                    }
+                } catch let error as SyncError {
+                    throw error
+                } catch {
+                    throw SyncError(error, operation: "read the account's samples")
+                }
+                return history.map {
+                    RemoteRecordingDetail(recording: $0.recording, efforts: $0.efforts, samples: samples[$0.recording.uuid] ?? [])
+                }
+            }
+        }
+    }
+
+    /// One server chunk's samples; a chunk that does not decode is a server error naming the recording and chunk.
+    private static func decodeChunk(
+        uuid: UUID, sequence: Int32, encoding: Int16, first: Int64, count: Int32, bytes: ByteBuffer
+    ) throws(SyncError) -> [StoredSample] {
+        let chunk = RawSampleChunk(
+            sequence: Int(sequence), encoding: Int(encoding), firstMicros: first, sampleCount: Int(count),
+            bytes: Data(bytes.readableBytesView))
+        switch chunk.samples() {
+        case .success(let decoded): return decoded
+        case .failure(let damage):
+            throw SyncError.server(
+                operation: "read recording \(uuid)",
+                detail: "sample chunk \(damage.sequence) does not decode: \(damage.detail)")
         }
     }
 
@@ -208,16 +268,8 @@ extension SyncClient {
                 for try await (sequence, encoding, first, count, bytes) in chunkRows.checked(columns: 5).decode(
                     (Int32, Int16, Int64, Int32, ByteBuffer).self)
                 {
-                    let chunk = RawSampleChunk(
-                        sequence: Int(sequence), encoding: Int(encoding), firstMicros: first,
-                        sampleCount: Int(count), bytes: Data(bytes.readableBytesView))
-                    switch chunk.samples() {
-                    case .success(let decoded): samples += decoded
-                    case .failure(let damage):
-                        throw SyncError.server(
-                            operation: "read recording \(uuid)",
-                            detail: "sample chunk \(damage.sequence) does not decode: \(damage.detail)")
-                    }
+                    samples += try Self.decodeChunk(
+                        uuid: uuid, sequence: sequence, encoding: encoding, first: first, count: count, bytes: bytes)
                 }
                 return .found(RemoteRecordingDetail(recording: recording, efforts: efforts, samples: samples))
             } catch let error as SyncError {

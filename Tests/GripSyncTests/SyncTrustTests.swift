@@ -161,7 +161,7 @@ struct SyncUntrustedServerTests {
                 try await pi.client.fetchRecordings(on: connection, uuidPrefix: nil, limit: 20)
             }
         }
-        #expect(error?.description.contains("a row has 4 columns where the query asked for 13") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("a row has 4 columns where the query asked for 19") == true, "\(String(describing: error))")
     }
 
     static let fewerColumnsReply = """

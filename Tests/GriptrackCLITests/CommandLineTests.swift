@@ -35,6 +35,7 @@ struct CommandLineTests {
               stats                   Show max and average force; Pro adds trends and
                                       comparisons.
               trends                  Show progress across recordings (Pro).
+              asymmetry               Compare left and right per athlete and grip (Pro).
               compare                 Compare two recordings: their figures side by side
                                       and their force curves (Pro).
               export                  Export recordings with every sample as CSV or JSON

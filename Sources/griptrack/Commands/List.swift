@@ -114,6 +114,7 @@ extension Griptrack {
                     + String(row.effortCount).leftPadded(7) + "  " + Format.kg(row.maxKilograms).leftPadded(8) + "  "
                     + Format.kg(row.averageKilograms).leftPadded(8) + "  " + row.deviceName
                 if row.state != "complete" { line += "  (\(row.state))" }
+                if let who = Format.who(row.localRow) { line += "  " + who }
                 lines.append(line)
             }
             return lines.joined(separator: "\n") + "\n"
@@ -165,6 +166,7 @@ extension ListJSON.Item {
 
 /// `griptrack list --everywhere --json`.
 struct EverywhereJSON: Encodable {
+    /// A server row: `list --json`'s item without the local id, with the device that recorded it.
     struct Item: Encodable {
         var uuid: String
         var deviceName: String
@@ -179,6 +181,12 @@ struct EverywhereJSON: Encodable {
         var samples: Int
         var maxKg: Float?
         var avgKg: Float?
+        var athlete: String?
+        var grip: String?
+        var edgeMm: Double?
+        var bodyWeightKg: Double?
+        var `protocol`: String?
+        var protocolMaxKg: Double?
     }
 
     var account: String
@@ -194,11 +202,14 @@ struct EverywhereJSON: Encodable {
 }
 
 extension EverywhereJSON.Item {
+    /// The fields `list --json` prints, taken from its own item so the two cannot drift apart.
     init(_ row: RemoteRecording) {
+        let listed = ListJSON.Item(row.localRow)
         self.init(
-            uuid: row.uuid.uuidString.lowercased(), deviceName: row.deviceName, startedAt: row.startedAt,
-            endedAt: row.endedAt, device: row.device, profile: row.profile, hand: row.hand, label: row.label,
-            state: row.state, efforts: row.effortCount, samples: row.sampleCount, maxKg: jsonKg(row.maxKilograms),
-            avgKg: jsonKg(row.averageKilograms))
+            uuid: listed.uuid, deviceName: row.deviceName, startedAt: listed.startedAt, endedAt: listed.endedAt,
+            device: listed.device, profile: listed.profile, hand: row.hand, label: listed.label, state: row.state,
+            efforts: listed.efforts, samples: listed.samples, maxKg: listed.maxKg, avgKg: listed.avgKg,
+            athlete: listed.athlete, grip: listed.grip, edgeMm: listed.edgeMm, bodyWeightKg: listed.bodyWeightKg,
+            protocol: listed.protocol, protocolMaxKg: listed.protocolMaxKg)
     }
 }

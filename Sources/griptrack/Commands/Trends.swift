@@ -46,10 +46,6 @@ extension Griptrack {
 
         func validate() throws {
             try filtering.check(everywhere: everywhere)
-            if everywhere && svg != nil {
-                throw ValidationError(
-                    "--svg draws the trends per athlete, hand, grip and protocol, which the sync server does not keep; drop --everywhere or --svg.")
-            }
         }
 
         func run() async throws {
@@ -58,10 +54,11 @@ extension Griptrack {
             var database: DatabaseChoice?
             var training: TrainingTrendsReport?
             if everywhere {
-                let everywhere = try await SyncSetup.historyEverywhere(
+                let everywhere = try await SyncSetup.detailedHistoryEverywhere(
                     common: common, what: "`griptrack trends --everywhere`")
                 recordings = everywhere.history.map { $0.recording.analysed(efforts: $0.efforts) }
                 account = everywhere.account
+                training = Self.trainingTrends(everywhere.history)
             } else {
                 let library = try LibraryChoice.open(common: common, socket: place)
                 try library.plan().requirePro("`griptrack trends`")
@@ -128,6 +125,20 @@ extension Griptrack {
             return TrainingTrendsReport(TrainingTrends(tests))
         }
 
+        /// The account's recordings from the sync server, figured as `show --everywhere` figures each one. The
+        /// server's rows have no local id: each test is numbered by its place in the history, and the report names
+        /// it by its UUID instead.
+        static func trainingTrends(_ history: [RemoteRecordingDetail]) -> TrainingTrendsReport {
+            var uuids: [Int64: UUID] = [:]
+            let tests = history.enumerated().filter { $0.element.recording.effortCount > 0 }.map { index, detail in
+                var row = detail.recording.localRow
+                row.id = RecordingID(rawValue: Int64(index + 1))
+                uuids[row.id.rawValue] = row.uuid
+                return TrendInputs.test(row: row, efforts: detail.efforts, samples: detail.samples)
+            }
+            return TrainingTrendsReport(TrainingTrends(tests), uuids: uuids)
+        }
+
         private func writeChart(_ report: TrainingTrendsReport?) throws {
             guard let svg, let report else { return }
             do {
@@ -158,7 +169,7 @@ struct TrendsJSON: Encodable {
     var database: DatabaseChoice?
     /// `--everywhere`: the sync account the figures cover.
     var account: String?
-    /// Per athlete × hand × grip × protocol (absent with `--everywhere`: the server keeps no such fields).
+    /// Per athlete × hand × grip × protocol.
     var training: TrainingTrendsReport?
 
     init(_ trends: Trends) {

@@ -68,6 +68,21 @@ enum SyncSetup {
         }
     }
 
+    /// Every recording of the account on the sync server with its efforts and samples, oldest first (`trends
+    /// --everywhere`'s figures per athlete × hand × grip × protocol), after the personal database's plan allowed sync.
+    static func detailedHistoryEverywhere(
+        common: CommonOptions, what: String
+    ) async throws -> (account: String, history: [RemoteRecordingDetail]) {
+        let session = try common.session()
+        try session.requirePro("\(what) (sync)")
+        let client = try SyncSetup.client(session.config)
+        do {
+            return (client.settings.account, try await client.detailedHistoryEverywhere())
+        } catch {
+            throw SyncSetup.exit(error)
+        }
+    }
+
     /// The exit for a sync failure: 3 when Pro is missing, 1 otherwise (the outbox is kept either way).
     static func exit(_ error: SyncError) -> ExitCode {
         switch error {
@@ -99,6 +114,6 @@ extension RemoteRecording {
             id: RecordingID(rawValue: 0), uuid: uuid, startedAt: startedAt, endedAt: endedAt, device: device,
             profile: profile, hand: hand.flatMap(Hand.init(rawValue:)), label: label,
             state: RecordingState(rawValue: state) ?? .complete, maxKilograms: maxKilograms,
-            averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount)
+            averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount, setup: setup)
     }
 }

@@ -5,9 +5,14 @@ import GripAnalysis
 /// `--json`'s `groups`.
 struct TrainingTrendsReport: Encodable {
     struct Point: Encodable {
-        var id: Int64
+        /// The recording's id in this database; absent for one read from the sync server, named by ``uuid``.
+        var id: Int64?
+        var uuid: String?
         var startedAt: Date
         var value: Double
+
+        /// `#3` here, or the start of its UUID for a recording read from the sync server (as `list --everywhere`).
+        var name: String { id.map { "#\($0)" } ?? String((uuid ?? "").prefix(8)) }
     }
 
     struct Figure: Encodable {
@@ -37,7 +42,8 @@ struct TrainingTrendsReport: Encodable {
     var slopeMethod = "least squares of each figure against each test's start time; per week"
     var groups: [Group]
 
-    init(_ trends: TrainingTrends) {
+    /// - Parameter uuids: For tests read from the sync server: their UUID by their test id, printed instead of it.
+    init(_ trends: TrainingTrends, uuids: [Int64: UUID] = [:]) {
         groups = trends.groups.map { group in
             Group(
                 athlete: group.key.athlete, hand: group.key.hand?.rawValue, grip: group.key.grip,
@@ -49,7 +55,9 @@ struct TrainingTrendsReport: Encodable {
                         changeSinceFirst: series.changeSinceFirst, changeSincePrevious: series.changeSincePrevious,
                         slopePerWeek: series.slopePerWeek,
                         points: series.points.map {
-                            Point(id: $0.id, startedAt: Date(timeIntervalSince1970: $0.startSeconds), value: $0.value)
+                            Point(
+                                id: uuids[$0.id] == nil ? $0.id : nil, uuid: uuids[$0.id]?.uuidString.lowercased(),
+                                startedAt: Date(timeIntervalSince1970: $0.startSeconds), value: $0.value)
                         })
                 })
         }

@@ -64,7 +64,7 @@ struct TrendChartSVG {
         let dates = Set(figure.points.map { Format.day($0.startedAt) })
         for point in figure.points {
             let px = x(point.startedAt.timeIntervalSince1970)
-            svg += "<circle cx=\"\(f(px))\" cy=\"\(f(y(point.value)))\" r=\"4\" fill=\"#1f4e9c\"><title>#\(point.id) "
+            svg += "<circle cx=\"\(f(px))\" cy=\"\(f(y(point.value)))\" r=\"4\" fill=\"#1f4e9c\"><title>\(point.name) "
                 + "\(Format.day(point.startedAt)): \(ForceChartSVG.escape(TrainingTrendsReport.value(point.value, unit: figure.unit)))"
                 + "</title></circle>\n"
         }
