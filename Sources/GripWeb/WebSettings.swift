@@ -18,6 +18,8 @@ public struct WebSettings: Sendable {
     public var socketPath: String
     /// `[web] tls_certificate` and `tls_key` (PEM files): the web app then speaks HTTPS only; nil: plain HTTP.
     public var tls: TLSFiles?
+    /// `[protocols]` of the configuration: the training screen's chooser offers them after the built-ins.
+    public var protocols: [GriptrackConfig.NamedProtocol] = []
 
     /// A certificate chain and its private key, as PEM files.
     public struct TLSFiles: Sendable, Equatable {

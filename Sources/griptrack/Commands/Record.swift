@@ -29,7 +29,8 @@ extension Griptrack {
         @OptionGroup var setup: SetupOptions
 
         @Option(name: .customLong("protocol"), help: ArgumentHelp(
-            "Run a protocol: a built-in (max, repeaters, cf, rfd, endurance) or notation such as \"repeaters 6x 7:3 @80%\".",
+            "Run a protocol: a built-in (max, repeaters, cf, rfd, endurance), a name from the configuration's [protocols], "
+                + "or notation such as \"repeaters 6x 7:3 @80%\".",
             discussion: "Shows a 5 s countdown, HANG and REST with the time left, the rep and set, the next hand and the "
                 + "target band (with --max-kg); on a terminal the bell marks each hang's start and end (docs/protocols.md).",
             valueName: "protocol"))
@@ -88,7 +89,9 @@ extension Griptrack {
                 throw ValidationError("--immediate changes how often --json prints SAMPLES; add --json (a screen redraws at most 25 times a second anyway).")
             }
             try setup.validate(requireOne: false)
-            if let protocolText { _ = try ProtocolOption.parse(protocolText) }
+            if let protocolText, let configured = ProtocolOption.configured(common) {
+                _ = try ProtocolOption.parse(protocolText, configured: configured)
+            }
             if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
             // Stored with the recording: the range the store keeps, said before the recording rather than after it.
             if let maxKg, !RecordingDescription.protocolMaxRange.contains(maxKg) {
@@ -98,11 +101,15 @@ extension Griptrack {
         }
 
         func run() async throws {
-            let run = try protocolText.map {
-                ProtocolRun(
-                    name: $0, training: try ProtocolOption.parse($0), maxKg: maxKg,
-                    firstHand: setup.hand == .left ? .left : .right)
+            let config = try common.loadConfig()
+            let training = try protocolText.map { try ProtocolOption.parse($0, configured: config.protocols) }
+            let bandMax = maxKg
+            let run = protocolText.flatMap { text in
+                training.map {
+                    ProtocolRun(name: text, training: $0, maxKg: bandMax, firstHand: setup.hand == .left ? .left : .right)
+                }
             }
+            let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
             let request = RecordRequest(
                 hand: setup.hand, label: setup.label, save: !noSave, duration: duration, immediate: immediate,
                 run: run)
@@ -110,15 +117,14 @@ extension Griptrack {
             let local: InProcessDaemon?
             if let replay {
                 local = try Self.startLocal(
-                    .replay(path: replay, speed: speed ?? 1), config: common.loadConfig(), database: common.databasePath)
+                    .replay(path: replay, speed: speed ?? 1), config: config, database: common.databasePath)
             } else if direct {
-                local = try Self.startLocal(.direct(address: device), config: common.loadConfig(), database: common.databasePath)
+                local = try Self.startLocal(.direct(address: device), config: config, database: common.databasePath)
             } else {
                 local = nil
             }
             if let local { await local.waitUntilServing() }
             let path = local?.socketPath ?? socket ?? DaemonSocket.defaultPath
-            let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
             let outcome = await NamedThread.run(name: "gt-client") { Self.attach(path: path, request: request, mode: mode, interrupt: interrupt) }
             await local?.stop()
 
@@ -129,7 +135,7 @@ extension Griptrack {
                 if mode == .fullScreen {
                     for effort in state.efforts { print(RecordState.plain(effort)) }
                 }
-                try describeSaved(end, local: local != nil, path: path)
+                try describeSaved(end, local: local != nil, path: path, configured: config.protocols, maxKg: bandMax)
                 if !json { print(Self.summary(end, state: state)) }
                 if case .endedByDaemon = end, local == nil {
                     throw CLIExit.error.fail(
@@ -143,11 +149,14 @@ extension Griptrack {
         /// Stores athlete, grip, edge, body weight and the protocol run (with its band's max) on the saved
         /// recording, through the daemon that saved it (LABEL) or, for an in-process daemon that has stopped, in the
         /// personal database it wrote. RECORD itself carries only hand and label.
-        private func describeSaved(_ end: RecordEnd, local: Bool, path: String) throws {
+        private func describeSaved(
+            _ end: RecordEnd, local: Bool, path: String, configured: [GriptrackConfig.NamedProtocol], maxKg: Double?
+        ) throws {
             let setupOnly = RecordingDescription(
                 athlete: setup.athlete, grip: setup.grip, edgeMillimetres: setup.edgeMillimetres,
                 bodyWeightKilograms: setup.bodyWeightKilograms,
-                protocolNotation: protocolText.map(ProtocolNotation.storedText), protocolMaxKilograms: maxKg)
+                protocolNotation: protocolText.map { ProtocolOption.storedText($0, configured: configured) },
+                protocolMaxKilograms: maxKg)
             guard !setupOnly.isEmpty, let id = end.savedID else { return }
             if local {
                 let library = try LocalLibrary(
