@@ -41,6 +41,11 @@ extension Griptrack {
             valueName: "kg"))
         var maxKg: Double?
 
+        @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+            "Speak the protocol's cues (get ready, 3, 2, 1, pull, rest, done) through espeak-ng.",
+            discussion: "Default: on a terminal when espeak-ng is on PATH. The bell rings either way."))
+        var speak: Bool?
+
         @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
         var duration: Double?
 
@@ -98,6 +103,7 @@ extension Griptrack {
                 throw ValidationError("--max-kg \(maxKg) kg is outside 1–500 kg.")
             }
             if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
+            if speak == true && protocolText == nil { throw ValidationError("--speak speaks a protocol's cues; add --protocol.") }
         }
 
         func run() async throws {
@@ -112,7 +118,7 @@ extension Griptrack {
             let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
             let request = RecordRequest(
                 hand: setup.hand, label: setup.label, save: !noSave, duration: duration, immediate: immediate,
-                run: run)
+                run: run, speaker: run == nil ? nil : Self.speaker(wanted: speak, terminal: mode == .fullScreen))
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {
@@ -126,6 +132,7 @@ extension Griptrack {
             if let local { await local.waitUntilServing() }
             let path = local?.socketPath ?? socket ?? DaemonSocket.defaultPath
             let outcome = await NamedThread.run(name: "gt-client") { Self.attach(path: path, request: request, mode: mode, interrupt: interrupt) }
+            request.speaker?.finish()
             await local?.stop()
 
             switch outcome {
@@ -174,6 +181,20 @@ extension Griptrack {
         }
 
         enum Mode: Sendable { case fullScreen, plain, json }
+
+        /// The cues' speaker: with `--speak`, or by default on a terminal, when espeak-ng is on PATH; nil otherwise.
+        static func speaker(wanted: Bool?, terminal: Bool) -> CueSpeaker? {
+            guard wanted ?? terminal else { return nil }
+            guard let executable = CueSpeaker.find(path: ProcessInfo.processInfo.environment["PATH"]) else {
+                if wanted == true {
+                    FileHandle.standardError.write(Data((
+                        "griptrack: --speak: \(CueSpeaker.program) is not on PATH, so the cues stay silent (the bell "
+                            + "still rings on a terminal). Install it (apt install espeak-ng) to hear them.\n").utf8))
+                }
+                return nil
+            }
+            return CueSpeaker(executable: executable)
+        }
 
         /// Connects, records, and restores the terminal; blocking.
         static func attach(
