@@ -38,6 +38,7 @@ extension Griptrack {
 
         @Option(name: .customLong("max-kg"), help: ArgumentHelp(
             "The athlete's max for this hand and grip (kg): the protocol's target band is a percentage of it.",
+            discussion: "Default: the best recording max stored for --athlete, --hand and --grip, named when the run starts.",
             valueName: "kg"))
         var maxKg: Double?
 
@@ -109,7 +110,8 @@ extension Griptrack {
         func run() async throws {
             let config = try common.loadConfig()
             let training = try protocolText.map { try ProtocolOption.parse($0, configured: config.protocols) }
-            let bandMax = maxKg
+            // A band needs the athlete's max: --max-kg, else the best stored for this hand and grip.
+            let bandMax = try maxKg ?? (training?.targetPercent == nil ? nil : historyMax())
             let run = protocolText.flatMap { text in
                 training.map {
                     ProtocolRun(name: text, training: $0, maxKg: bandMax, firstHand: setup.hand == .left ? .left : .right)
@@ -178,6 +180,29 @@ extension Griptrack {
                 throw error.exit.fail(error.description)
             }
             _ = try library.describe(RecordingID(rawValue: id), setupOnly)
+        }
+
+        /// The best MVC stored for this athlete, hand and grip, from the library this recording goes to (griptrackd's,
+        /// or the personal database with --replay and --direct), said with the recording it came from; nil, said
+        /// with what to do, when there is none.
+        private func historyMax() throws -> Double? {
+            let filter = RecordingFilter(athlete: setup.athlete, hand: setup.hand, grip: setup.grip)
+            let library: any RecordingLibrary
+            if replay != nil || direct {
+                library = try LocalLibrary(common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
+            } else {
+                do {
+                    library = try DaemonLibrary(connection: DaemonConnection(path: socket ?? DaemonSocket.defaultPath))
+                } catch {
+                    throw error.exit.fail(error.description)
+                }
+            }
+            let best = try HistoryMax.best(in: library, filter: filter)
+            // Before the readout: on a terminal it stays on the screen the full-screen view gives back at the end;
+            // with --json, standard output is the daemon's lines alone.
+            let note = Data(((best?.text ?? HistoryMax.missing(filter)) + "\n").utf8)
+            (json ? FileHandle.standardError : FileHandle.standardOutput).write(note)
+            return best?.kilograms
         }
 
         enum Mode: Sendable { case fullScreen, plain, json }
