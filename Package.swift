@@ -117,7 +117,8 @@ var package = Package(
         // The configuration file (/etc/griptrack/griptrack.toml): a table of known keys, shared by CLI and daemon.
         .target(
             name: "GripConfig",
-            dependencies: ["GripEntitlements", "GripWire", .product(name: "TOMLKit", package: "TOMLKit")],
+            // GripAnalysis (pure): `[protocols]` is read by the one notation parser when the file loads.
+            dependencies: ["GripEntitlements", "GripWire", "GripAnalysis", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift
         ),
         // Cross-device sync: the SQLite outbox → PostgreSQL, and reads of the account's recordings back. The only target

@@ -27,6 +27,8 @@ package struct GriptrackConfig: Sendable, Equatable {
     package var mqtt = MQTT()
     /// `[hub]`: griptrack-hub, the App Store notifications receiver beside PostgreSQL (docs/account.md).
     package var hub = Hub()
+    /// `[protocols]`: the user's own protocols by name, in the file's order (docs/protocols.md).
+    package var protocols: [NamedProtocol] = []
     /// The file it was read from; `nil` for the built-in defaults.
     package var path: String?
 
@@ -237,12 +239,17 @@ package struct GriptrackConfig: Sendable, Equatable {
         var config = GriptrackConfig()
         for section in table.keys.sorted() {
             guard let value = table[section] else { continue }
-            guard let sectionTable = value.table, ConfigKey.sections.contains(section) else {
-                let known = ConfigKey.sections.map { "[\($0)]" }.joined(separator: ", ")
+            let knownSections = (ConfigKey.sections + [Self.protocolsSection]).sorted()
+            guard let sectionTable = value.table, knownSections.contains(section) else {
+                let known = knownSections.map { "[\($0)]" }.joined(separator: ", ")
                 throw ConfigError(
                     file: file, line: lines.line(section: nil, key: section) ?? lines.line(section: section, key: nil),
                     key: Self.keyPath(section),
                     problem: "unknown \(value.table == nil ? "key" : "section"); known sections: \(known)")
+            }
+            if section == Self.protocolsSection {
+                config.protocols = try readProtocols(sectionTable, file: file, lines: lines)
+                continue
             }
             for name in sectionTable.keys.sorted() {
                 guard let item = sectionTable[name] else { continue }

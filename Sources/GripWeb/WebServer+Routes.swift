@@ -46,7 +46,7 @@ extension WebServer {
         }
         router.get("/api/protocols") { request, _ in
             _ = try self.authenticator.require(.watch, request)
-            return try Self.document(BuiltInProtocolsJSON())
+            return try Self.document(ProtocolListJSON(configured: self.settings.protocols.map { ($0.name, $0.notation) }))
         }
         router.get("/api/protocols/plan") { request, _ in
             _ = try self.authenticator.require(.watch, request)

@@ -18,6 +18,8 @@ package struct WebSettings: Sendable {
     package var socketPath: String
     /// `[web] tls_certificate` and `tls_key` (PEM files): the web app then speaks HTTPS only; nil: plain HTTP.
     package var tls: TLSFiles?
+    /// `[protocols]` of the configuration: the training screen's chooser offers them after the built-ins.
+    package var protocols: [GriptrackConfig.NamedProtocol] = []
 
     /// A certificate chain and its private key, as PEM files.
     package struct TLSFiles: Sendable, Equatable {

@@ -12,7 +12,7 @@ struct Griptrack: AsyncParsableCommand {
             4 Bluetooth or daemon unavailable, 5 invalid input (capture, signed data, config).
             """,
         subcommands: [
-            Record.self, Replay.self, Capture.self, Import.self, List.self, Show.self, Stats.self, TrendsCommand.self, AsymmetryCommand.self, Compare.self, Export.self, Label.self, Delete.self, Pro.self,
+            Record.self, Replay.self, Capture.self, Import.self, List.self, Show.self, Stats.self, TrendsCommand.self, AsymmetryCommand.self, Compare.self, Export.self, Label.self, Delete.self, Protocols.self, Pro.self,
             Devices.self, Status.self, Doctor.self, Simulate.self, Sync.self, Web.self, Referral.self, Admin.self,
         ]
     )

@@ -121,10 +121,12 @@ struct Griptrackd: AsyncParsableCommand {
             try await daemon.run()
             return
         }
+        var settings = WebSettings(
+            listen: listen, anonymous: file.web.anonymous, socketPath: socket,
+            tls: file.webTLSFiles.map { WebSettings.TLSFiles(certificatePath: $0.certificate, keyPath: $0.key) })
+        settings.protocols = file.protocols
         let server = WebServer(
-            settings: WebSettings(
-                listen: listen, anonymous: file.web.anonymous, socketPath: socket,
-                tls: file.webTLSFiles.map { WebSettings.TLSFiles(certificatePath: $0.certificate, keyPath: $0.key) }),
+            settings: settings,
             access: daemon.webAccess, logger: Logger(label: "griptrackd.web"),
             metrics: { daemon.metricsExposition() })
         try await Self.run(daemon, with: server, logger: logger)

@@ -1,4 +1,5 @@
 import Foundation
+import GripConfig
 import GripAnalysis
 import GripProtocol
 import Testing
@@ -36,6 +37,25 @@ struct TrainingAPITests {
         let phases = try #require(json["phases"] as? [[String: Any]])
         #expect(phases.map { $0["phase"] as? String } == ["countdown", "hang", "rest", "hang", "rest", "hang", "rest", "hang", "done"])
         #expect(phases.map { $0["from_s"] as? Double } == [0, 5, 12, 15, 22, 82, 89, 92, 99])
+        try await web.stop()
+    }
+
+    @Test("GET /api/protocols lists griptrack.toml's [protocols] after the built-ins, with their notation")
+    func configuredProtocolsAreListed() async throws {
+        let config = try GriptrackConfig.parse(
+            "[protocols]\n\"board repeaters\" = \"repeaters 6x 7:3 @80%\"\nsprint = \"rfd 5x rest 30s\"\n", file: "griptrack.toml")
+        let web = try await WebHarness(protocols: config.protocols)
+        let watch = ["Authorization": "Bearer " + (try await web.token("watch", name: "screen"))]
+        let listed = try await web.request("GET", "/api/protocols", headers: watch)
+        #expect(listed.status == 200)
+        let entries = try #require(listed.json?["protocols"] as? [[String: Any]])
+        #expect(entries.map { $0["name"] as? String } == ["max", "repeaters", "cf", "rfd", "endurance", "board repeaters", "sprint"])
+        #expect(entries.map { $0["source"] as? String } == Array(repeating: "built-in", count: 5) + ["config", "config"])
+        #expect(entries[5]["notation"] as? String == "repeaters 6x 7:3 @80%")
+        #expect(entries[6]["kind"] as? String == "rfd")
+        // The chooser asks for a configured protocol's plan by its notation.
+        let plan = try await web.request("GET", "/api/protocols/plan?text=rfd%205x%20rest%2030s", headers: watch)
+        #expect(plan.json?["reps"] as? Int == 5, "\(plan.body)")
         try await web.stop()
     }
 

@@ -21,7 +21,7 @@ final class WebHarness: Sendable {
     init(
         capture: String = "progressor-repeaters.btsnoop", speed: Double = 20, anonymous: GriptrackConfig.Web.Anonymous = .none,
         eventBacklogLines: Int = WebSettings.eventBacklogLines, eventSendBufferBytes: Int = WebSettings.eventSendBufferBytes,
-        keepsStreamOpen: Bool = true, tls: WebSettings.TLSFiles? = nil,
+        keepsStreamOpen: Bool = true, tls: WebSettings.TLSFiles? = nil, protocols: [GriptrackConfig.NamedProtocol] = [],
         configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) async throws {
         var template = Array("/tmp/gtw-XXXXXX".utf8CString)
@@ -42,6 +42,7 @@ final class WebHarness: Sendable {
             listen: WebListen("127.0.0.1:0")!, anonymous: anonymous, socketPath: socketPath, tls: tls)
         settings.eventBacklogLines = eventBacklogLines
         settings.eventSendBufferBytes = eventSendBufferBytes
+        settings.protocols = protocols
         let server = WebServer(
             settings: settings, access: daemon.webAccess, logger: logger, metrics: { daemon.metricsExposition() })
         self.server = server

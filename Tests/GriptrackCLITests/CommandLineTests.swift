@@ -43,6 +43,8 @@ struct CommandLineTests {
               label                   Change a recording's hand, grip, edge, athlete, body
                                       weight, label or protocol.
               delete                  Delete a recording with its efforts and samples.
+              protocols               List the protocols --protocol takes by name, with
+                                      their notation.
               pro                     Show or change the Pro plan (status, grant, revoke,
                                       import, verify).
               devices                 List the Bluetooth devices BlueZ knows, marking the
@@ -83,7 +85,7 @@ struct CommandLineTests {
             message: ":2: entitlements.bypass: expected true or false, got the string \"yes\""),
         ConfigCase(
             text: "[entitlements]\nbypass = false\n[daemon]\nsocket = \"/run/x\"\n",
-            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [hub], [mqtt], [recording], [sync], [web]"),
+            message: ":3: daemon: unknown section; known sections: [app_store], [device], [entitlements], [hub], [mqtt], [protocols], [recording], [sync], [web]"),
         ConfigCase(
             text: "[app_store]\napp_apple_id = -4\n",
             message: ":2: app_store.app_apple_id: expected the app's Apple ID, a whole number ≥ 0 (0 = not set), got the integer -4"),

@@ -33,6 +33,23 @@ struct RecordProtocolTests {
         #expect(state.bells == 4)
     }
 
+    @Test("the spoken cues are the web screen's words: hand first, 3 2 1, pull, rest with the next hand, done")
+    func spokenCues() throws {
+        var state = try Self.state("max 2x 3s rest 5s alternate")
+        for second in [100.0, 102.5, 103.5, 104.5, 105.2, 108.1, 109, 110.5, 111.5, 112.5, 113.1, 116.5] {
+            _ = state.apply(Self.samples(at: second))
+        }
+        #expect(state.phrases == [
+            "left hand first", "3", "2", "1", "pull", "rest, right hand next", "3", "2", "1", "pull", "done",
+        ])
+        // A rest of 3 s opens with "rest" and counts only 2 and 1; one hand throughout says no hand.
+        var short = try Self.state("repeaters 2x 7:3")
+        for second in [100.0, 102.5, 103.5, 104.5, 105.1, 112.1, 113.5, 114.5, 115.1, 122.5] {
+            _ = short.apply(Self.samples(at: second))
+        }
+        #expect(short.phrases == ["get ready", "3", "2", "1", "pull", "rest", "2", "1", "pull", "done"])
+    }
+
     @Test("the full screen shows the cue under the forces")
     func screen() async throws {
         var state = try Self.state("repeaters 6x 7:3")
@@ -89,5 +106,52 @@ extension RecordProtocolTests {
         let cleared = try await sandbox.run("label", "1", "--protocol", "")
         #expect(cleared.stdout == "Recording 1: Ana\n", "\(cleared)")
         #expect(try await sandbox.run("show", "1", "--no-plot").stdout.contains("Protocol ") == false)
+    }
+}
+
+extension RecordProtocolTests {
+    /// An `espeak-ng` that writes down what it was asked to say, first on PATH.
+    static func fakeSpeaker(in directory: URL) throws -> (path: String, log: URL) {
+        let bin = directory.appendingPathComponent("fake-bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let log = directory.appendingPathComponent("spoken.txt")
+        let script = bin.appendingPathComponent("espeak-ng")
+        try Data("#!/bin/sh\nprintf '%s\\n' \"$*\" >> '\(log.path)'\n".utf8).write(to: script)
+        chmod(script.path, 0o755)
+        return (bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), log)
+    }
+
+    @Test("record --replay --protocol --speak says each cue through espeak-ng on PATH, in order; not without --speak off a terminal")
+    func recordSpeaksTheCues() async throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let (path, log) = try Self.fakeSpeaker(in: sandbox.directory)
+        // A capture twice as long as the run, at a pace that leaves every phrase time to be said.
+        let spoken = try await sandbox.runner.run(
+            ["record", "--replay", sandbox.capture("rfd-pulls"), "--speed", "4", "--no-save", "--protocol",
+             "max 2x 3s rest 5s alternate", "--speak", "--db", sandbox.database, "--config", sandbox.config],
+            environment: ["PATH": path])
+        #expect(spoken.status == 0, "\(spoken)")
+        let said = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(said == ["right hand first", "3", "2", "1", "pull", "rest, left hand next", "3", "2", "1", "pull", "done"])
+
+        try FileManager.default.removeItem(at: log)
+        for flags in [[String](), ["--no-speak"]] {
+            let silent = try await sandbox.runner.run(
+                ["record", "--replay", sandbox.capture("rfd-pulls"), "--speed", "100", "--no-save", "--protocol", "rfd"]
+                    + flags + ["--db", sandbox.database, "--config", sandbox.config],
+                environment: ["PATH": path])
+            #expect(silent.status == 0, "\(silent)")
+            #expect(!FileManager.default.fileExists(atPath: log.path), "spoke with \(flags) and no terminal")
+        }
+        let missing = try await sandbox.runner.run(
+            ["record", "--replay", sandbox.capture("rfd-pulls"), "--speed", "100", "--no-save", "--protocol", "rfd",
+             "--speak", "--db", sandbox.database, "--config", sandbox.config],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(missing.status == 0, "\(missing)")
+        #expect(missing.stderr.contains("--speak: espeak-ng is not on PATH, so the cues stay silent"), "\(missing)")
+        let lonely = try await sandbox.run("record", "--speak")
+        #expect(lonely.status == 2)
+        #expect(lonely.stderr.contains("--speak speaks a protocol's cues; add --protocol."), "\(lonely)")
     }
 }

@@ -21,8 +21,11 @@ const training = {
     const choice = document.getElementById("protocol-choice");
     try {
       const reply = await griptrack.api("/api/protocols");
-      for (const builtIn of reply.protocols) {
-        const option = new Option(`${builtIn.name} — ${builtIn.notation}`, builtIn.name);
+      // A built-in is asked for by name; one of griptrack.toml's [protocols] by its notation, which the plan and the
+      // stored recording then carry, as a built-in's name carries its own.
+      for (const entry of reply.protocols) {
+        const value = entry.source === "config" ? entry.notation : entry.name;
+        const option = new Option(`${entry.name} — ${entry.notation}`, value);
         choice.add(option, choice.options.length - 1);
       }
       document.getElementById("protocol-text").maxLength = reply.text_limit;

@@ -46,13 +46,16 @@ extension Griptrack {
         /// The options' change: the setup's, with the protocol as a recording stores it.
         var change: RecordingDescription {
             var change = setup.description
-            change.protocolNotation = protocolText.map { $0.isEmpty ? "" : ProtocolNotation.storedText($0) }
+            let configured = ProtocolOption.configured(common) ?? []
+            change.protocolNotation = protocolText.map { $0.isEmpty ? "" : ProtocolOption.storedText($0, configured: configured) }
             change.protocolMaxKilograms = maxKg
             return change
         }
 
         func validate() throws {
-            if let protocolText, !protocolText.isEmpty { _ = try ProtocolOption.parse(protocolText) }
+            if let protocolText, !protocolText.isEmpty, let configured = ProtocolOption.configured(common) {
+                _ = try ProtocolOption.parse(protocolText, configured: configured)
+            }
             if let maxKg, !RecordingDescription.protocolMaxRange.contains(maxKg) {
                 throw ValidationError("--max-kg \(maxKg) kg is outside 1–500 kg.")
             }

@@ -29,7 +29,8 @@ extension Griptrack {
         @OptionGroup var setup: SetupOptions
 
         @Option(name: .customLong("protocol"), help: ArgumentHelp(
-            "Run a protocol: a built-in (max, repeaters, cf, rfd, endurance) or notation such as \"repeaters 6x 7:3 @80%\".",
+            "Run a protocol: a built-in (max, repeaters, cf, rfd, endurance), a name from the configuration's [protocols], "
+                + "or notation such as \"repeaters 6x 7:3 @80%\".",
             discussion: "Shows a 5 s countdown, HANG and REST with the time left, the rep and set, the next hand and the "
                 + "target band (with --max-kg); on a terminal the bell marks each hang's start and end (docs/protocols.md).",
             valueName: "protocol"))
@@ -37,8 +38,14 @@ extension Griptrack {
 
         @Option(name: .customLong("max-kg"), help: ArgumentHelp(
             "The athlete's max for this hand and grip (kg): the protocol's target band is a percentage of it.",
+            discussion: "Default: the best recording max stored for --athlete, --hand and --grip, named when the run starts.",
             valueName: "kg"))
         var maxKg: Double?
+
+        @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+            "Speak the protocol's cues (get ready, 3, 2, 1, pull, rest, done) through espeak-ng.",
+            discussion: "Default: on a terminal when espeak-ng is on PATH. The bell rings either way."))
+        var speak: Bool?
 
         @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
         var duration: Double?
@@ -88,38 +95,46 @@ extension Griptrack {
                 throw ValidationError("--immediate changes how often --json prints SAMPLES; add --json (a screen redraws at most 25 times a second anyway).")
             }
             try setup.validate(requireOne: false)
-            if let protocolText { _ = try ProtocolOption.parse(protocolText) }
+            if let protocolText, let configured = ProtocolOption.configured(common) {
+                _ = try ProtocolOption.parse(protocolText, configured: configured)
+            }
             if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
             // Stored with the recording: the range the store keeps, said before the recording rather than after it.
             if let maxKg, !RecordingDescription.protocolMaxRange.contains(maxKg) {
                 throw ValidationError("--max-kg \(maxKg) kg is outside 1–500 kg.")
             }
             if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
+            if speak == true && protocolText == nil { throw ValidationError("--speak speaks a protocol's cues; add --protocol.") }
         }
 
         func run() async throws {
-            let run = try protocolText.map {
-                ProtocolRun(
-                    name: $0, training: try ProtocolOption.parse($0), maxKg: maxKg,
-                    firstHand: setup.hand == .left ? .left : .right)
+            let config = try common.loadConfig()
+            let training = try protocolText.map { try ProtocolOption.parse($0, configured: config.protocols) }
+            // A band needs the athlete's max: --max-kg, else the best stored for this hand and grip.
+            let bandMax = try maxKg ?? (training?.targetPercent == nil ? nil : historyMax())
+            let run = protocolText.flatMap { text in
+                training.map {
+                    ProtocolRun(name: text, training: $0, maxKg: bandMax, firstHand: setup.hand == .left ? .left : .right)
+                }
             }
+            let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
             let request = RecordRequest(
                 hand: setup.hand, label: setup.label, save: !noSave, duration: duration, immediate: immediate,
-                run: run)
+                run: run, speaker: run == nil ? nil : Self.speaker(wanted: speak, terminal: mode == .fullScreen))
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {
                 local = try Self.startLocal(
-                    .replay(path: replay, speed: speed ?? 1), config: common.loadConfig(), database: common.databasePath)
+                    .replay(path: replay, speed: speed ?? 1), config: config, database: common.databasePath)
             } else if direct {
-                local = try Self.startLocal(.direct(address: device), config: common.loadConfig(), database: common.databasePath)
+                local = try Self.startLocal(.direct(address: device), config: config, database: common.databasePath)
             } else {
                 local = nil
             }
             if let local { await local.waitUntilServing() }
             let path = local?.socketPath ?? socket ?? DaemonSocket.defaultPath
-            let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
             let outcome = await NamedThread.run(name: "gt-client") { Self.attach(path: path, request: request, mode: mode, interrupt: interrupt) }
+            request.speaker?.finish()
             await local?.stop()
 
             switch outcome {
@@ -129,7 +144,7 @@ extension Griptrack {
                 if mode == .fullScreen {
                     for effort in state.efforts { print(RecordState.plain(effort)) }
                 }
-                try describeSaved(end, local: local != nil, path: path)
+                try describeSaved(end, local: local != nil, path: path, configured: config.protocols, maxKg: bandMax)
                 if !json { print(Self.summary(end, state: state)) }
                 if case .endedByDaemon = end, local == nil {
                     throw CLIExit.error.fail(
@@ -143,11 +158,14 @@ extension Griptrack {
         /// Stores athlete, grip, edge, body weight and the protocol run (with its band's max) on the saved
         /// recording, through the daemon that saved it (LABEL) or, for an in-process daemon that has stopped, in the
         /// personal database it wrote. RECORD itself carries only hand and label.
-        private func describeSaved(_ end: RecordEnd, local: Bool, path: String) throws {
+        private func describeSaved(
+            _ end: RecordEnd, local: Bool, path: String, configured: [GriptrackConfig.NamedProtocol], maxKg: Double?
+        ) throws {
             let setupOnly = RecordingDescription(
                 athlete: setup.athlete, grip: setup.grip, edgeMillimetres: setup.edgeMillimetres,
                 bodyWeightKilograms: setup.bodyWeightKilograms,
-                protocolNotation: protocolText.map(ProtocolNotation.storedText), protocolMaxKilograms: maxKg)
+                protocolNotation: protocolText.map { ProtocolOption.storedText($0, configured: configured) },
+                protocolMaxKilograms: maxKg)
             guard !setupOnly.isEmpty, let id = end.savedID else { return }
             if local {
                 let library = try LocalLibrary(
@@ -164,7 +182,44 @@ extension Griptrack {
             _ = try library.describe(RecordingID(rawValue: id), setupOnly)
         }
 
+        /// The best MVC stored for this athlete, hand and grip, from the library this recording goes to (griptrackd's,
+        /// or the personal database with --replay and --direct), said with the recording it came from; nil, said
+        /// with what to do, when there is none.
+        private func historyMax() throws -> Double? {
+            let filter = RecordingFilter(athlete: setup.athlete, hand: setup.hand, grip: setup.grip)
+            let library: any RecordingLibrary
+            if replay != nil || direct {
+                library = try LocalLibrary(common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
+            } else {
+                do {
+                    library = try DaemonLibrary(connection: DaemonConnection(path: socket ?? DaemonSocket.defaultPath))
+                } catch {
+                    throw error.exit.fail(error.description)
+                }
+            }
+            let best = try HistoryMax.best(in: library, filter: filter)
+            // Before the readout: on a terminal it stays on the screen the full-screen view gives back at the end;
+            // with --json, standard output is the daemon's lines alone.
+            let note = Data(((best?.text ?? HistoryMax.missing(filter)) + "\n").utf8)
+            (json ? FileHandle.standardError : FileHandle.standardOutput).write(note)
+            return best?.kilograms
+        }
+
         enum Mode: Sendable { case fullScreen, plain, json }
+
+        /// The cues' speaker: with `--speak`, or by default on a terminal, when espeak-ng is on PATH; nil otherwise.
+        static func speaker(wanted: Bool?, terminal: Bool) -> CueSpeaker? {
+            guard wanted ?? terminal else { return nil }
+            guard let executable = CueSpeaker.find(path: ProcessInfo.processInfo.environment["PATH"]) else {
+                if wanted == true {
+                    FileHandle.standardError.write(Data((
+                        "griptrack: --speak: \(CueSpeaker.program) is not on PATH, so the cues stay silent (the bell "
+                            + "still rings on a terminal). Install it (apt install espeak-ng) to hear them.\n").utf8))
+                }
+                return nil
+            }
+            return CueSpeaker(executable: executable)
+        }
 
         /// Connects, records, and restores the terminal; blocking.
         static func attach(

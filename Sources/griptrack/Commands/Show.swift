@@ -57,16 +57,16 @@ extension Griptrack {
         @Flag(help: "Leave out the terminal plot.")
         var noPlot = false
 
-        /// `--protocol`, parsed: a built-in's name or notation.
+        /// `--protocol`, parsed: a built-in's name, a `[protocols]` name of the configuration, or notation.
         var training: TrainingProtocol? {
             get throws {
                 guard let protocolText else { return nil }
-                return try ProtocolOption.parse(protocolText)
+                return try ProtocolOption.parse(protocolText, configured: ProtocolOption.configured(common) ?? [])
             }
         }
 
         func validate() throws {
-            _ = try training
+            if ProtocolOption.configured(common) != nil { _ = try training }
             if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
             if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
         }

@@ -15,6 +15,8 @@ struct RecordRequest: Sendable {
     var immediate = false
     /// `--protocol`: the run whose cues the view shows.
     var run: ProtocolRun?
+    /// `--speak`: who says the run's cues aloud.
+    var speaker: CueSpeaker?
 }
 
 /// How a recording ended.
@@ -78,6 +80,8 @@ final class RecordSession {
     let view: any RecordView
     let interrupt: InterruptSignal
     private(set) var state = RecordState()
+    /// How many of the state's phrases went to the speaker.
+    private var phrasesSaid = 0
 
     /// Redraws are at least this far apart (25 Hz).
     static let redrawInterval: UInt64 = 40_000_000
@@ -125,6 +129,10 @@ final class RecordSession {
 
     private func deliver(_ message: DaemonMessage, line: String) {
         let lines = state.apply(message)
+        if let speaker = request.speaker, state.phrases.count > phrasesSaid {
+            for phrase in state.phrases[phrasesSaid...] { speaker.say(phrase) }
+            phrasesSaid = state.phrases.count
+        }
         view.show(message, line: line, state: state, lines: lines)
     }
 

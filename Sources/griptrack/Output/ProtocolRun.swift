@@ -23,6 +23,30 @@ struct ProtocolRun: Equatable, Sendable {
         ProtocolCue.at(Int64((elapsed * 1_000_000).rounded()), of: plan, training: training)
     }
 
+    /// Which stretch of the run a cue belongs to: a new one starts the countdown, a hang, a rest or the end.
+    static func phase(of cue: ProtocolCue) -> String {
+        switch cue {
+        case .countdown: "countdown"
+        case .hang(let rep, _): "hang \(rep.number)"
+        case .rest(let next, _): "rest \(next.number)"
+        case .done: "done"
+        }
+    }
+
+    /// For the countdown and a rest: the time left and the whole phase's length (µs), which the spoken count needs.
+    func countdown(_ cue: ProtocolCue) -> (remaining: Int64, length: Int64)? {
+        switch cue {
+        case .countdown(let remaining, _):
+            return (remaining, ProtocolCue.countdownMicros)
+        case .rest(let next, let remaining):
+            guard next.number >= 2 else { return nil }
+            let before = plan[next.number - 2]
+            return (remaining, next.startMicros - before.startMicros - (before.workMicros ?? 1_000_000))
+        case .hang, .done:
+            return nil
+        }
+    }
+
     /// `HANG  rep 2/6 · 4 s left · right hand · band 20.2–22.9 kg`.
     func text(_ cue: ProtocolCue) -> String {
         func seconds(_ micros: Int64) -> String { "\((micros + 999_999) / 1_000_000) s" }

@@ -54,6 +54,10 @@ struct RecordState: Equatable, Sendable {
     var run: ProtocolRun?
     var cue: ProtocolCue?
     var bells = 0
+    /// `record --protocol --speak`: every phrase the cues have said so far, in order (a speaker takes the new ones),
+    /// and the count ("3", "2", "1") last said in the current phase.
+    var phrases: [String] = []
+    var spokenCount: Int?
 
     /// Seconds of stream since the first sample.
     var elapsed: Double {
@@ -130,10 +134,36 @@ struct RecordState: Equatable, Sendable {
         guard let run else { return [] }
         let next = run.cue(elapsed: elapsed)
         defer { cue = next }
+        speak(next, after: cue, run: run)
         guard let cue else { return [run.text(next)] }
         guard cue.ringsBell(before: next) else { return [] }
         bells += 1
         return [run.text(next)]
+    }
+
+    /// The words the web screen's training page speaks (`Assets/training.js`): "get ready" (or "right hand first"
+    /// with `alternate`) as the countdown starts, "pull" at each hang, "rest" (with "left hand next" when the hand
+    /// changes), "done"; and "3", "2", "1" at the end of the countdown and of each rest longer than the count.
+    private mutating func speak(_ next: ProtocolCue, after previous: ProtocolCue?, run: ProtocolRun) {
+        if previous.map(ProtocolRun.phase(of:)) != ProtocolRun.phase(of: next) {
+            spokenCount = nil
+            switch next {
+            case .countdown(_, let hand): phrases.append(run.training.alternate ? "\(hand.rawValue) hand first" : "get ready")
+            case .hang: phrases.append("pull")
+            case .rest(let rep, _):
+                var handChanges = false
+                if case .hang(let hung, _)? = previous { handChanges = run.training.alternate && hung.hand != rep.hand }
+                phrases.append(handChanges ? "rest, \(rep.hand.rawValue) hand next" : "rest")
+            case .done: phrases.append("done")
+            }
+        }
+        guard let timing = run.countdown(next) else { return }
+        let whole = Int((timing.remaining + 999_999) / 1_000_000)
+        // Not over the word that opens the phase ("rest" in a 3 s rest): the count starts below the phase's length.
+        if (1...3).contains(whole), whole < Int((timing.length + 999_999) / 1_000_000), spokenCount != whole {
+            spokenCount = whole
+            phrases.append(String(whole))
+        }
     }
 
     private mutating func applyDevice(_ report: DaemonMessage.DeviceReport) -> [String] {
