@@ -10,8 +10,7 @@ extension EverywhereCommandTests {
     @Test("list and trends --everywhere show athlete, hand, grip, edge, body weight and protocol as the device does")
     func setupEverywhere() async throws {
         let cluster = try PostgresCluster()
-        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
-        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        let (gym, home) = try Self.gymAndHome(cluster)
         defer {
             gym.cleanUp()
             home.cleanUp()
@@ -64,8 +63,7 @@ extension EverywhereCommandTests {
     @Test("asymmetry --everywhere pairs the account's left and right recordings as the device pairs its own")
     func asymmetryEverywhere() async throws {
         let cluster = try PostgresCluster()
-        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
-        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        let (gym, home) = try Self.gymAndHome(cluster)
         defer {
             gym.cleanUp()
             home.cleanUp()

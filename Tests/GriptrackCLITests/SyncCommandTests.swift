@@ -78,6 +78,11 @@ struct SyncCommandTests {
     "griptrack --everywhere", .serialized,
     .enabled(if: PostgresCluster.shouldRun, "PostgreSQL 15 is not installed: run scripts/setup"))
 struct EverywhereCommandTests {
+    /// Two Pis of one account on `cluster`: the gym's, which records and pushes, and the one at home, which reads.
+    static func gymAndHome(_ cluster: PostgresCluster) throws -> (gym: CLISandbox, home: CLISandbox) {
+        (try CLISandbox(config: config(cluster, device: "pi-gym")), try CLISandbox(config: config(cluster, device: "pi-home")))
+    }
+
     static func config(_ cluster: PostgresCluster, device: String) -> String {
         """
         [entitlements]
@@ -93,8 +98,7 @@ struct EverywhereCommandTests {
     @Test("a recording pushed by one device is listed, shown and exported by another, sample for sample")
     func anotherDevicesRecording() async throws {
         let cluster = try PostgresCluster()
-        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
-        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        let (gym, home) = try Self.gymAndHome(cluster)
         defer {
             gym.cleanUp()
             home.cleanUp()
@@ -139,8 +143,7 @@ struct EverywhereCommandTests {
     @Test("stats and trends --everywhere cover both devices' recordings, as one database holding both would")
     func statsAcrossDevices() async throws {
         let cluster = try PostgresCluster()
-        let gym = try CLISandbox(config: Self.config(cluster, device: "pi-gym"))
-        let home = try CLISandbox(config: Self.config(cluster, device: "pi-home"))
+        let (gym, home) = try Self.gymAndHome(cluster)
         let both = try CLISandbox(config: "[entitlements]\nbypass = true\n")
         defer {
             for sandbox in [gym, home, both] { sandbox.cleanUp() }
