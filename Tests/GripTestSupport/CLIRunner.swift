@@ -32,7 +32,8 @@ public struct CLIRunner: Sendable {
     ///
     /// The wait for the process happens on a thread of its own (`offPool`): a test that waited on the
     /// cooperative pool would hold one of its threads (two on the CI machine) for the whole run, and an in-process
-    /// daemon, web server or sync client in the same test run would stall behind it.
+    /// daemon, web server or sync client in the same test run would stall behind it. At most a few run at once
+    /// (`ProcessSlots`).
     /// - Parameters:
     ///   - arguments: The command line after `griptrack`.
     ///   - stdin: Text for standard input (empty by default).
@@ -44,7 +45,9 @@ public struct CLIRunner: Sendable {
         _ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]
     ) async throws -> Result {
         let runner = self
-        return try await offPool { try runner.runBlocking(arguments, stdin: stdin, environment: extra) }
+        return try await ProcessSlots.shared.withSlot {
+            try await offPool { try runner.runBlocking(arguments, stdin: stdin, environment: extra) }
+        }
     }
 
     private func runBlocking(_ arguments: [String], stdin: String, environment extra: [String: String]) throws -> Result {
