@@ -6,9 +6,7 @@ import NIOPosix
 /// A connection from the web layer to griptrackd's Unix socket (docs/protocol.md), as any client makes one: the web
 /// app is one more client of the daemon, and forwards the daemon's JSON lines rather than re-encoding them.
 ///
-/// Reads go through NIO with backpressure: while the browser a stream is for does not read, the web layer stops
-/// reading the socket, and the daemon's per-client budget (docs/protocol.md, "Limits") drops the connection. So
-/// what the web layer holds per browser is bounded by NIO's buffers, never by how long the browser stalls.
+/// These are the short-lived connections of queries; the live stream's shared WATCH connection is ``SharedWatch``'s.
 enum DaemonLink {
     typealias Channel = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 

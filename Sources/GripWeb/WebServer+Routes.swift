@@ -33,7 +33,7 @@ extension WebServer {
                 guard let number = Int(text), number >= 1 else { throw WebError.badRequest("limit must be a whole number ≥ 1, got \(text)") }
                 limit = number
             }
-            return try await self.recordings(limit: limit ?? Self.listPageSize)
+            return try await self.recordings(limit: limit ?? Self.listPageSize, filter: try Self.recordingFilter(request))
         }
         router.get("/api/recordings/:id") { request, context in
             _ = try self.authenticator.require(.watch, request)

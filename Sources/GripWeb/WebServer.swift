@@ -1,5 +1,6 @@
 import Foundation
 import GripDaemon
+import GripProtocol
 import GripStore
 import Hummingbird
 import HummingbirdCore
@@ -13,8 +14,8 @@ import Synchronization
 /// griptrackd's web app (docs/web.md): the live page, the history, and an HTTP API, served by Hummingbird.
 ///
 /// It is one more client of the daemon: every API call becomes a request line on the daemon's Unix socket and the
-/// daemon's JSON comes back as it was sent; the live stream is a WATCH connection per browser, forwarded as
-/// Server-Sent Events. Who may do what is decided here, before anything is forwarded (``WebAuthenticator``).
+/// daemon's JSON comes back as it was sent; the live stream is one WATCH connection per pace, shared by every browser
+/// watching at that pace and forwarded to each as Server-Sent Events. Who may do what is decided here, before anything is forwarded (``WebAuthenticator``).
 package final class WebServer: Service, Sendable {
     let settings: WebSettings
     let access: WebAccess
@@ -24,6 +25,8 @@ package final class WebServer: Service, Sendable {
     let control: ControlLink
     /// The daemon's counters in Prometheus' text format, for `/metrics` (`Daemon.metricsExposition`); `nil`: no route.
     let metrics: (@Sendable () -> String)?
+    /// The live stream's WATCH connections, one per pace, each shared by every event stream of its pace.
+    let watches: [WatchPace: SharedWatch]
     private let bound = Mutex<Int?>(nil)
 
     /// Creates the server; nothing listens until `run()`.
@@ -39,6 +42,10 @@ package final class WebServer: Service, Sendable {
         self.logger = logger
         authenticator = WebAuthenticator(access: access, anonymous: settings.anonymous == .watch ? .watch : nil)
         control = ControlLink(socketPath: settings.socketPath)
+        watches = Dictionary(uniqueKeysWithValues: WatchPace.allCases.map { pace in
+            (pace, SharedWatch(
+                pace: pace, socketPath: settings.socketPath, budget: settings.eventBacklogLines, logger: logger))
+        })
     }
 
     /// The port the server listens on, once it does (the chosen one for port 0).
@@ -97,6 +104,7 @@ package final class WebServer: Service, Sendable {
         defer {
             access.setListenAddress(nil)
             control.finish()
+            for watch in watches.values { watch.shutDown() }
         }
         do {
             try await application.runService(gracefulShutdownSignals: [])

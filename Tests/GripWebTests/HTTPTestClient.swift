@@ -51,6 +51,11 @@ final class HTTPTestClient: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
+    /// Shuts the connection down both ways, as a browser closing its tab does (the descriptor stays until deinit).
+    func disconnect() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     /// A response header (name in any case) once the head is read.
     func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
 

@@ -5,7 +5,7 @@ import Testing
 /// `GET /api/recordings` against `griptrack list --json` for the same daemon (docs/web.md, "API").
 @Suite("Web app: the recordings list", .serialized)
 struct RecordingListAPITests {
-    @Test("GET /api/recordings is byte for byte what `griptrack list --json` prints for the same daemon")
+    @Test("GET /api/recordings is byte for byte what `griptrack list --json` prints for the same daemon, filters too")
     func sameAsTheCLI() async throws {
         let web = try await WebHarness()
         let watch = ["Authorization": "Bearer " + (try await web.token("watch", name: "screen"))]
@@ -55,6 +55,26 @@ struct RecordingListAPITests {
         #expect(served.json?["plan"] as? String == "free")
         #expect((served.json?["database"] as? [String: Any])?["kind"] as? String == "daemon")
         #expect(try await web.request("GET", "/api/recordings?limit=0", headers: watch).status == 400)
+
+        // `list`'s filters as query parameters: the document `list --json --athlete …` prints.
+        let filters: [(query: String, arguments: [String], ids: [Int])] = [
+            ("athlete=ana&hand=left&grip=HALF%20CRIMP", ["--athlete", "ana", "--hand", "left", "--grip", "HALF CRIMP"], [id]),
+            ("grip=half%20crimp", ["--grip", "half crimp"], [id]),
+            ("athlete=Ana&hand=right", ["--athlete", "Ana", "--hand", "right"], []),
+            ("athlete=Bob", ["--athlete", "Bob"], []),
+        ]
+        for filter in filters {
+            let served = try await web.request("GET", "/api/recordings?" + filter.query, headers: watch)
+            let printed = try await cli.run(["list", "--json", "--socket", socket] + filter.arguments)
+            #expect(printed.status == 0, "\(printed)")
+            #expect(served.status == 200)
+            #expect(served.body == printed.stdout, "\(filter.query)")
+            let ids = (served.json?["recordings"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
+            #expect(ids == filter.ids, "\(filter.query)")
+        }
+        let sideways = try await web.request("GET", "/api/recordings?hand=sideways", headers: watch)
+        #expect(sideways.status == 400)
+        #expect((sideways.json?["error"] as? String)?.contains("left, right or both") == true)
         try await web.stop()
     }
 }

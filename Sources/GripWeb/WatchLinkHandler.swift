@@ -1,0 +1,38 @@
+import NIOCore
+
+/// The end of a shared WATCH connection (``SharedWatch``) on its event loop: sends the WATCH request when the
+/// connection is up and hands every line to the shared watch as it is read, so the daemon connection is read as fast
+/// as the daemon writes and no line waits for a browser.
+final class WatchLinkHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let watch: SharedWatch
+    private let generation: Int
+    private let request: String
+
+    init(watch: SharedWatch, generation: Int, request: String) {
+        self.watch = watch
+        self.generation = generation
+        self.request = request
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: request)), promise: nil)
+        watch.connected(generation: generation, connection: context.channel)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        watch.receive(unwrapInboundIn(data), generation: generation, allocator: context.channel.allocator)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        watch.linkClosed(generation: generation)
+        context.fireChannelInactive()
+    }
+
+    /// A line over the limit (or a read error): the connection goes, and with it every stream; pages reconnect.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
