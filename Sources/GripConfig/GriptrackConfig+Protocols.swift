@@ -17,12 +17,17 @@ extension GriptrackConfig {
             self.name = name
             self.notation = notation
         }
+
+        /// The one called `text` among `protocols` (names match as built-ins' do, whatever the case), or nil.
+        package static func named(_ text: String, in protocols: [NamedProtocol]) -> NamedProtocol? {
+            let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
+            return protocols.first { $0.name.lowercased() == wanted }
+        }
     }
 
     /// The configured protocol called `text` (names match as built-ins' do, whatever the case), or nil.
     package func configuredProtocol(named text: String) -> NamedProtocol? {
-        let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
-        return protocols.first { $0.name.lowercased() == wanted }
+        NamedProtocol.named(text, in: protocols)
     }
 
     /// Reads `[protocols]` in the file's order, each notation through the one parser the CLI, the daemon and the web

@@ -26,7 +26,7 @@ enum ProtocolOption {
     private static func notation(_ text: String, configured: [GriptrackConfig.NamedProtocol]) -> String {
         let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
         if BuiltInProtocols.all.contains(where: { $0.name == wanted }) { return text }
-        return configured.first { $0.name.lowercased() == wanted }?.notation ?? text
+        return GriptrackConfig.NamedProtocol.named(text, in: configured)?.notation ?? text
     }
 
     /// `[protocols]` for checking `--protocol` in `validate()`: none when the file cannot be read, which `run()`
