@@ -17,14 +17,9 @@ extension ServerLoop {
         case .pair(let role, let name):
             let name = name ?? Self.browserName()
             let (code, expires) = access.makePairingCode(role: role, name: name, now: Date())
-            var line = JSONLine(class: "WEB")
-            line.add("action", "pair")
-            line.add("code", code)
-            line.add("expires", expires.timeIntervalSince1970.rounded())
-            line.add("role", role.rawValue)
-            line.add("name", name)
-            if let listen = access.listenAddress { line.add("listen", listen) }
-            if let scheme = access.listenScheme { line.add("scheme", scheme) }
+            let line = DaemonMessage.WebReply.pair(
+                code: code, expires: expires.timeIntervalSince1970.rounded(), role: role.rawValue, name: name,
+                listen: access.listenAddress, scheme: access.listenScheme)
             send(line.line, to: client)
         case .token(let role, let name):
             access.perform {
@@ -35,12 +30,7 @@ extension ServerLoop {
                             message: "a web credential called \(name) exists already; choose another --name or revoke it "
                                 + "(`griptrack web revoke \(name)`)").line)
                     }
-                    var line = JSONLine(class: "WEB")
-                    line.add("action", "token")
-                    line.add("name", name)
-                    line.add("role", role.rawValue)
-                    line.add("token", token)
-                    reply(line.line)
+                    reply(DaemonMessage.WebReply.token(token, role: role.rawValue, name: name).line)
                 } catch {
                     reply(RequestProblem(code: .store, message: error.description).line)
                 }
@@ -48,19 +38,13 @@ extension ServerLoop {
         case .tokens:
             access.perform {
                 do throws(GripStoreError) {
-                    let objects = try access.credentials().map { credential in
-                        var item = JSONLine()
-                        item.add("name", credential.name)
-                        item.add("role", credential.role.rawValue)
-                        item.add("kind", credential.kind.rawValue)
-                        item.add("created", credential.createdAt.timeIntervalSince1970.rounded())
-                        if let revoked = credential.revokedAt { item.add("revoked", revoked.timeIntervalSince1970.rounded()) }
-                        return item.object
+                    let credentials = try access.credentials().map { credential in
+                        DaemonMessage.WebReply.Credential(
+                            name: credential.name, role: credential.role.rawValue, kind: credential.kind.rawValue,
+                            created: credential.createdAt.timeIntervalSince1970.rounded(),
+                            revoked: credential.revokedAt?.timeIntervalSince1970.rounded())
                     }
-                    var line = JSONLine(class: "WEB")
-                    line.add("action", "tokens")
-                    line.addRaw("credentials", "[" + objects.joined(separator: ",") + "]")
-                    reply(line.line)
+                    reply(DaemonMessage.WebReply.tokens(credentials).line)
                 } catch {
                     reply(RequestProblem(code: .store, message: error.description).line)
                 }
@@ -73,11 +57,7 @@ extension ServerLoop {
                             code: .notFound,
                             message: "no valid web credential is called \(name); `griptrack web tokens` lists them").line)
                     }
-                    var line = JSONLine(class: "WEB")
-                    line.add("action", "revoke")
-                    line.add("name", name)
-                    line.add("revoked", true)
-                    reply(line.line)
+                    reply(DaemonMessage.WebReply.revoked(name: name).line)
                 } catch {
                     reply(RequestProblem(code: .store, message: error.description).line)
                 }

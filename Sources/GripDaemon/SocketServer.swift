@@ -451,39 +451,24 @@ struct ServerLoop {
 
     private func statusLine() -> String {
         let snapshot = server.status.snapshot
-        var device = JSONLine()
-        device.add("source", snapshot.source)
-        device.add("state", snapshot.deviceState)
-        device.add("profile", snapshot.profile)
-        if let address = snapshot.deviceAddress { device.add("address", address) }
-        if let name = snapshot.deviceName { device.add("name", name) }
-        if let battery = snapshot.batteryMillivolts { device.add("battery_mv", battery) }
-        if let problem = snapshot.deviceProblem { device.add("problem", problem) }
-        var frames = JSONLine()
-        frames.add("total", snapshot.frames.total)
-        frames.add("decoded", snapshot.frames.decoded)
-        frames.add("malformed", snapshot.frames.malformed)
-        frames.add("dropped", snapshot.frames.dropped)
-        var ring = JSONLine()
-        ring.add("dropped", snapshot.ringDropped)
-        ring.add("oversized", snapshot.ringOversized)
-        var clientCounts = JSONLine()
-        clientCounts.add("connected", clients.count)
-        clientCounts.add("watching", clients.filter(\.watching).count)
-        clientCounts.add("backlog_bytes", backlogBytes)
-        var line = JSONLine(class: "STATUS")
-        line.addRaw("device", device.object)
-        line.addRaw("frames", frames.object)
-        line.addRaw("ring", ring.object)
-        // Kept for 1.0 clients: live lines are no longer handed between threads, so none is lost on the way.
-        line.add("fanout_dropped", 0)
-        line.addRaw("clients", clientCounts.object)
-        if server.recorder != nil {
-            line.addRaw("recorder", ProtocolMessage.recorderObject(snapshot.recorder))
-            if let access = snapshot.access { line.addRaw("access", ProtocolMessage.accessObject(access)) }
-        }
-        if let sync = server.sync { line.addRaw("sync", ProtocolMessage.syncObject(sync.snapshot)) }
-        return line.line
+        let hasRecorder = server.recorder != nil
+        return DaemonMessage.StatusReport(
+            device: DaemonMessage.StatusReport.Device(
+                source: snapshot.source, state: snapshot.deviceState, profile: snapshot.profile,
+                address: snapshot.deviceAddress, name: snapshot.deviceName, batteryMv: snapshot.batteryMillivolts,
+                problem: snapshot.deviceProblem),
+            frames: DaemonMessage.StatusReport.Frames(
+                total: snapshot.frames.total, decoded: snapshot.frames.decoded, malformed: snapshot.frames.malformed,
+                dropped: snapshot.frames.dropped),
+            ring: DaemonMessage.StatusReport.Ring(dropped: snapshot.ringDropped, oversized: snapshot.ringOversized),
+            // Kept for 1.0 clients: live lines are no longer handed between threads, so none is lost on the way.
+            fanoutDropped: 0,
+            clients: DaemonMessage.StatusReport.Clients(
+                connected: clients.count, watching: clients.filter(\.watching).count, backlogBytes: backlogBytes),
+            recorder: hasRecorder ? ProtocolMessage.recorderObject(snapshot.recorder) : nil,
+            access: hasRecorder ? snapshot.access.map(ProtocolMessage.accessObject) : nil,
+            sync: server.sync.map { ProtocolMessage.syncObject($0.snapshot) }
+        ).line
     }
 
     private func setWatching(_ watching: Bool, _ client: Client) {

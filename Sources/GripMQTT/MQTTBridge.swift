@@ -136,11 +136,6 @@ private struct BridgeLoop {
     let bridge: MQTTBridge
     let connection: MQTTConnection
     let logger: Logger
-    let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }()
 
     var daemon: Int32 = -1
     var daemonRetryAt: Int64 = 0
@@ -285,7 +280,7 @@ private struct BridgeLoop {
             start = newline + 1
             // SAMPLES lines (twice a second at the slow pace) are read as bytes; only the rest is decoded.
             if bytes.starts(with: Self.samplesPrefix) {
-                if let force = DaemonLine.lastForce(inSamplesLine: bytes) { pendingForce = force }
+                if let force = SamplesLine.lastForce(in: bytes) { pendingForce = force }
                 continue
             }
             handle(line: String(decoding: bytes, as: UTF8.self))
@@ -296,39 +291,43 @@ private struct BridgeLoop {
     private static let samplesPrefix = Array("{\"class\":\"SAMPLES\"".utf8)
 
     private mutating func handle(line: String) {
-        guard let message = try? decoder.decode(DaemonLine.self, from: Data(line.utf8)) else { return }
-        switch message.class {
-        case "EFFORT" where message.event == "end":
-            effortEnded(message)
-        case "DEVICE":
-            switch message.event {
+        guard let message = DaemonMessage.parse(line) else { return }
+        switch message {
+        case .effort(let effort) where effort.event == "end":
+            effortEnded(effort)
+        case .device(let report):
+            switch report.event {
             case "connected": setState(.connected, "ON")
             case "disconnected": setState(.connected, "OFF")
-            case "battery": if let millivolts = message.batteryMv { setBattery(millivolts) }
-            case "state": if let state = message.state { setState(.connected, Self.linkUp(state) ? "ON" : "OFF") }
+            case "battery": if let millivolts = report.batteryMv { setBattery(millivolts) }
+            case "state": if let state = report.state { setState(.connected, Self.linkUp(state) ? "ON" : "OFF") }
             default: break
             }
-        case "RECORDER", "RECORDING":
+        case .recorder, .recording:
             requestStatus()
-        case "STATUS":
-            if let device = message.device {
+        case .status(let status):
+            if let device = status.device {
                 if let state = device.state { setState(.connected, Self.linkUp(state) ? "ON" : "OFF") }
                 if let millivolts = device.batteryMv { setBattery(millivolts) }
             }
-            if let recorder = message.recorder {
+            if let recorder = status.recorder {
                 setState(.recording, recorder.state == "recording" ? "ON" : "OFF")
             }
-            if let access = message.access?.value {
+            if let access = status.access, let stored = access.stored, let limit = access.limit {
                 setState(.plan, access.pro ? "pro" : "free")
                 setState(
                     .recordings,
                     JSONText.object([
-                        ("stored", .integer(access.stored)), ("limit", .integer(access.limit)),
+                        ("stored", .integer(stored)), ("limit", .integer(limit)),
                         ("pro", .bool(access.pro)), ("access", .string(access.reason)),
                     ]).rendered)
             }
-        case "RECORD", "STOP", "TARE", "ERROR":
-            reply(message)
+        case .record(let record):
+            reply(refusal: record.event == "refused" ? record.reason ?? "" : nil)
+        case .stop, .tare:
+            reply(refusal: nil)
+        case .error(let problem):
+            reply(refusal: problem.message)
         default:
             break
         }
@@ -339,18 +338,17 @@ private struct BridgeLoop {
         ["connected", "streaming", "stopped"].contains(state)
     }
 
-    private mutating func effortEnded(_ message: DaemonLine) {
+    private mutating func effortEnded(_ effort: DaemonMessage.EffortReport) {
         // A completed effort only: one cut by the stream's end or a lost link is not a rep to announce.
-        guard message.open != true, let peak = message.peakKg, let mean = message.meanKg, let start = message.start,
-            let end = message.end
-        else { return }
+        guard effort.open != true, let peak = effort.peakKg, let mean = effort.meanKg, let end = effort.end else { return }
+        let start = effort.start
         var fields: [(String, JSONText)] = [
-            ("peak_kg", .kilograms(Float(peak))), ("mean_kg", .kilograms(Float(mean))),
+            ("peak_kg", .kilograms(peak)), ("mean_kg", .kilograms(mean)),
             ("duration_s", .micro(end - start)),
         ]
-        if let rfd = message.rfdKgS { fields.append(("rfd_kg_s", .micro(rfd))) }
-        if let timeToPeak = message.timeToPeak { fields.append(("time_to_peak_s", .micro(timeToPeak))) }
-        if let impulse = message.impulseKgS { fields.append(("impulse_kg_s", .micro(impulse))) }
+        if let rfd = effort.rfdKgS { fields.append(("rfd_kg_s", .micro(rfd))) }
+        if let timeToPeak = effort.timeToPeak { fields.append(("time_to_peak_s", .micro(timeToPeak))) }
+        if let impulse = effort.impulseKgS { fields.append(("impulse_kg_s", .micro(impulse))) }
         fields += [("start_s", .micro(start)), ("end_s", .micro(end))]
         setState(.effort, JSONText.object(fields).rendered, always: true)
         let event = JSONText.object([("event_type", .string("effort"))] + fields).rendered
@@ -370,16 +368,14 @@ private struct BridgeLoop {
         connection.offer(MQTTMessage(topic: name, payload: payload, retain: true, qos: 0, coalesces: true))
     }
 
-    private mutating func reply(_ message: DaemonLine) {
+    /// The reply to the command in flight: `refusal` says why it was refused (RECORD refused, ERROR), nil when done.
+    private mutating func reply(refusal: String?) {
         guard let command = awaiting?.command else { return }
         awaiting = nil
-        switch (message.class, message.event) {
-        case ("RECORD", "refused"), ("ERROR", _):
+        if let refusal {
             bridge.countRefused()
-            logger.info(
-                "MQTT command refused",
-                metadata: ["mqtt.command": "\(command)", "mqtt.reason": "\(message.reason ?? message.message ?? "")"])
-        default:
+            logger.info("MQTT command refused", metadata: ["mqtt.command": "\(command)", "mqtt.reason": "\(refusal)"])
+        } else {
             logger.info("MQTT command done", metadata: ["mqtt.command": "\(command)"])
         }
         requestStatus()

@@ -1,11 +1,12 @@
 import Foundation
 
-/// One line griptrackd sends, as its clients read it (docs/protocol.md; reading what 1.0–1.5 daemons send), typed. Fields the client does not use are not decoded; unknown classes become `.unknown` and are ignored, as the
-/// protocol asks.
+/// One line griptrackd sends (docs/protocol.md), typed: the daemon writes each line from these payloads and every
+/// client reads the same payloads back (`parse`), reading what older daemons sent too. Unknown classes become
+/// `.unknown` and are ignored, as the protocol asks. The payload types live in `Messages/`, a file per group.
 package enum DaemonMessage: Equatable, Sendable {
     case version(Version)
-    case watch(enabled: Bool)
-    /// Stream times (seconds) and forces (kg), same length.
+    case watch(WatchReply)
+    /// Stream times (seconds) and forces (kg, float32 widened), same length.
     case samples(times: [Double], kilograms: [Double])
     case effort(EffortReport)
     case recording(RecordingReport)
@@ -15,146 +16,20 @@ package enum DaemonMessage: Equatable, Sendable {
     case stop(StopReply)
     case tare(ok: Bool)
     case pro(ProReply)
+    case proImport(ImportReply)
     case status(StatusReport)
-    case error(message: String)
+    case plan(PlanReply)
+    case list(ListReply)
+    case show(ShowReply)
+    case label(LabelReply)
+    case read(ReadReply)
+    case stats(StatsReply)
+    case history(HistoryReply)
+    case delete(DeleteReply)
+    case web(WebReply)
+    case error(RequestProblem)
     /// A class this client does not know (a newer daemon); ignored.
     case unknown(class: String)
-
-    /// `VERSION`: the greeting.
-    package struct Version: Codable, Equatable, Sendable {
-        package var release: String
-        package var protoMajor: Int
-        package var protoMinor: Int
-        /// 1.2: the daemon's database file.
-        package var database: String? = nil
-
-        package init(release: String, protoMajor: Int, protoMinor: Int, database: String? = nil) {
-            self.release = release
-            self.protoMajor = protoMajor
-            self.protoMinor = protoMinor
-            self.database = database
-        }
-    }
-
-    /// `EFFORT` start/end.
-    package struct EffortReport: Codable, Equatable, Sendable {
-        package var event: String
-        package var start: Double
-        package var end: Double?
-        package var peakKg: Double?
-        package var meanKg: Double?
-        package var open: Bool?
-
-        package var duration: Double? { end.map { $0 - start } }
-    }
-
-    /// `RECORDING` start/end (the segmenter's sessions).
-    package struct RecordingReport: Codable, Equatable, Sendable {
-        package var event: String
-        package var start: Double
-        package var end: Double?
-        package var efforts: Int?
-        package var maxKg: Double?
-        package var avgKg: Double?
-    }
-
-    /// `DEVICE`: link events, state changes (1.1), battery, firmware, ….
-    package struct DeviceReport: Codable, Equatable, Sendable {
-        package var event: String
-        package var state: String?
-        package var address: String?
-        package var name: String?
-        package var batteryMv: Int?
-        package var firmware: String?
-    }
-
-    /// `RECORDER` (1.1): what the recorder did, sent to watchers.
-    package struct RecorderReport: Codable, Equatable, Sendable {
-        package var event: String
-        package var id: Int64?
-        package var explicit: Bool?
-        package var reason: String?
-        package var samples: Int?
-        package var efforts: Int?
-    }
-
-    /// The reply to `RECORD` (1.1): `started` or `refused`.
-    package struct RecordReply: Codable, Equatable, Sendable {
-        package var event: String
-        package var saving: Bool?
-        package var id: Int64?
-        package var access: String?
-        package var reason: String?
-        package var stored: Int?
-        package var limit: Int?
-    }
-
-    /// The reply to `STOP` (1.1): `saved` or `discarded`.
-    package struct StopReply: Codable, Equatable, Sendable {
-        package var event: String
-        package var id: Int64?
-        package var samples: Int?
-        package var efforts: Int?
-        package var maxKg: Double?
-        package var avgKg: Double?
-    }
-
-    /// The reply to `PRO` (1.1).
-    package struct ProReply: Codable, Equatable, Sendable {
-        package var pro: Bool
-        package var reason: String
-        package var stored: Int?
-        package var limit: Int?
-    }
-
-    /// The reply to `STATUS` (1.0 fields plus the 1.1 `recorder` and `access` objects).
-    package struct StatusReport: Codable, Equatable, Sendable {
-        package struct Device: Codable, Equatable, Sendable {
-            package var source: String?
-            package var state: String?
-            package var profile: String?
-            package var address: String?
-            package var name: String?
-            package var batteryMv: Int?
-        }
-
-        package struct Recorder: Codable, Equatable, Sendable {
-            package var state: String
-            package var explicit: Bool?
-            package var saving: Bool?
-            package var id: Int64?
-            package var refusal: String?
-        }
-
-        package struct AccessInfo: Codable, Equatable, Sendable {
-            package var pro: Bool
-            package var reason: String
-            package var stored: Int?
-            package var limit: Int?
-        }
-
-        package struct Clients: Codable, Equatable, Sendable {
-            package var connected: Int
-            package var watching: Int
-        }
-
-        /// 1.4, with `[sync] url`: the daemon's push to PostgreSQL.
-        package struct Sync: Codable, Equatable, Sendable {
-            package var pendingRows: Int
-            package var lastAttemptAt: Double?
-            package var lastSuccessAt: Double?
-            package var lastError: String?
-            package var failures: Int
-            /// A push in progress since then (Unix seconds).
-            package var pushingSince: Double?
-        }
-
-        package var device: Device?
-        package var recorder: Recorder?
-        package var access: AccessInfo?
-        package var clients: Clients?
-        package var sync: Sync?
-    }
 
     /// Parses one line (without its newline).
     /// - Returns: nil when the line is not a JSON object with a string `class`, or a known class lacks a required
@@ -167,10 +42,10 @@ package enum DaemonMessage: Equatable, Sendable {
             let name = try decoder.decode(Envelope.self, from: data).class
             switch name {
             case "VERSION": return .version(try decoder.decode(Version.self, from: data))
-            case "WATCH": return .watch(enabled: try decoder.decode(Enable.self, from: data).enable ?? false)
+            case "WATCH": return .watch(try decoder.decode(WatchReply.self, from: data))
             case "SAMPLES":
                 let samples = try decoder.decode(Samples.self, from: data)
-                return .samples(times: samples.t, kilograms: samples.kg)
+                return .samples(times: samples.t, kilograms: samples.kg.map(Double.init))
             case "EFFORT": return .effort(try decoder.decode(EffortReport.self, from: data))
             case "RECORDING": return .recording(try decoder.decode(RecordingReport.self, from: data))
             case "DEVICE": return .device(try decoder.decode(DeviceReport.self, from: data))
@@ -178,9 +53,22 @@ package enum DaemonMessage: Equatable, Sendable {
             case "RECORD": return .record(try decoder.decode(RecordReply.self, from: data))
             case "STOP": return .stop(try decoder.decode(StopReply.self, from: data))
             case "TARE": return .tare(ok: try decoder.decode(Ok.self, from: data).ok ?? false)
-            case "PRO": return .pro(try decoder.decode(ProReply.self, from: data))
+            case "PRO":
+                if try decoder.decode(Action.self, from: data).action == "import" {
+                    return .proImport(try decoder.decode(ImportReply.self, from: data))
+                }
+                return .pro(try decoder.decode(ProReply.self, from: data))
             case "STATUS": return .status(try decoder.decode(StatusReport.self, from: data))
-            case "ERROR": return .error(message: try decoder.decode(Message.self, from: data).message)
+            case "PLAN": return .plan(try decoder.decode(PlanReply.self, from: data))
+            case "LIST": return .list(try decoder.decode(ListReply.self, from: data))
+            case "SHOW": return .show(try decoder.decode(ShowReply.self, from: data))
+            case "LABEL": return .label(try decoder.decode(LabelReply.self, from: data))
+            case "READ": return .read(try decoder.decode(ReadReply.self, from: data))
+            case "STATS": return .stats(try decoder.decode(StatsReply.self, from: data))
+            case "HISTORY": return .history(try decoder.decode(HistoryReply.self, from: data))
+            case "DELETE": return .delete(try decoder.decode(DeleteReply.self, from: data))
+            case "WEB": return .web(try decoder.decode(WebReply.self, from: data))
+            case "ERROR": return .error(try decoder.decode(RequestProblem.self, from: data))
             default: return .unknown(class: name)
             }
         } catch {
@@ -189,11 +77,6 @@ package enum DaemonMessage: Equatable, Sendable {
     }
 
     private struct Envelope: Decodable { var `class`: String }
-    private struct Enable: Decodable { var enable: Bool? }
-    private struct Samples: Decodable {
-        package var t: [Double]
-        package var kg: [Double]
-    }
+    private struct Action: Decodable { var action: String? }
     private struct Ok: Decodable { var ok: Bool? }
-    private struct Message: Decodable { var message: String }
 }

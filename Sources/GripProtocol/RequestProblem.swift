@@ -1,5 +1,7 @@
 /// Why a request was refused: the ERROR reply's message and, for the requests of 1.2 on, its machine-readable code.
-package struct RequestProblem: Error, Equatable, Sendable {
+package struct RequestProblem: Error, Equatable, Sendable, Decodable, ProtocolLine {
+    package static let lineClass = "ERROR"
+
     package var code: ErrorCode?
     package var message: String
 
@@ -31,11 +33,19 @@ package struct RequestProblem: Error, Equatable, Sendable {
         message: "malformed request: expected one JSON object per line with a \"class\" string, "
             + "e.g. {\"class\":\"WATCH\",\"enable\":true}")
 
-    /// The ERROR line, newline included.
-    package var line: String {
-        var line = JSONLine(class: "ERROR")
-        line.add("message", message)
-        if let code { line.add("code", code.rawValue) }
-        return line.line
+    /// Reads an ERROR line; a code this build does not know (a newer daemon's) reads as none.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        message = try container.decode(String.self, forKey: .message)
+        code = (try? container.decodeIfPresent(String.self, forKey: .code)).flatMap { $0.flatMap(ErrorCode.init(rawValue:)) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case message, code
+    }
+
+    package func write(to fields: inout JSONLine) {
+        fields.add("message", message)
+        fields.add("code", code?.rawValue)
     }
 }

@@ -58,8 +58,8 @@ struct OutgoingQueueTests {
     @Test("the newest force of a SAMPLES line is read from its text")
     func lastForceOfSamplesLine() {
         let line = #"{"class":"SAMPLES","t":[3.474769,3.48727],"kg":[22.39263,22.36001]}"#
-        #expect(DaemonLine.lastForce(inSamplesLine: Array(line.utf8)) == Float("22.36001"))
-        #expect(DaemonLine.lastForce(inSamplesLine: Array(#"{"class":"SAMPLES","t":[1],"kg":[-0.5]}"#.utf8)) == -0.5)
-        #expect(DaemonLine.lastForce(inSamplesLine: Array(#"{"class":"SAMPLES","t":[],"kg":[]}"#.utf8)) == nil)
+        #expect(SamplesLine.lastForce(in: Array(line.utf8)) == Float("22.36001"))
+        #expect(SamplesLine.lastForce(in: Array(#"{"class":"SAMPLES","t":[1],"kg":[-0.5]}"#.utf8)) == -0.5)
+        #expect(SamplesLine.lastForce(in: Array(#"{"class":"SAMPLES","t":[],"kg":[]}"#.utf8)) == nil)
     }
 }

@@ -36,24 +36,23 @@ struct RecordScreenTests {
     @Test("every protocol 1.1 class parses into its typed message; unknown classes are kept, not rejected")
     func parsing() throws {
         #expect(DaemonMessage.parse(Self.lines[0]) == .version(.init(release: "0.1.0", protoMajor: 1, protoMinor: 1)))
-        #expect(DaemonMessage.parse(Self.lines[4]) == .samples(times: [10.0, 10.5], kilograms: [0.2, 18.0]))
-        #expect(DaemonMessage.parse(Self.lines[2]) == .record(.init(
-            event: "started", saving: true, id: 12, access: "Free: 3 of 5 recordings stored")))
+        #expect(DaemonMessage.parse(Self.lines[4]) == .samples(times: [10.0, 10.5], kilograms: [Double(Float(0.2)), 18.0]))  // forces are float32
+        #expect(DaemonMessage.parse(Self.lines[2]) == .record(.started(saving: true, id: 12, access: "Free: 3 of 5 recordings stored")))
         #expect(DaemonMessage.parse(#"{"class":"RECORD","event":"refused","reason":"full","stored":5,"limit":5}"#)
-            == .record(.init(event: "refused", reason: "full", stored: 5, limit: 5)))
+            == .record(.refused(reason: "full", stored: 5, limit: 5)))
         #expect(DaemonMessage.parse(#"{"class":"STOP","event":"saved","id":12,"samples":4210,"efforts":3,"max_kg":31.2,"avg_kg":29.8}"#)
             == .stop(.init(event: "saved", id: 12, samples: 4210, efforts: 3, maxKg: 31.2, avgKg: 29.8)))
         #expect(DaemonMessage.parse(#"{"class":"RECORDER","event":"saved","id":12,"explicit":true,"samples":4210,"efforts":3}"#)
-            == .recorder(.init(event: "saved", id: 12, explicit: true, samples: 4210, efforts: 3)))
+            == .recorder(.init(event: "saved", id: 12, samples: 4210, efforts: 3, explicit: true)))
         #expect(DaemonMessage.parse(#"{"class":"TARE","ok":true}"#) == .tare(ok: true))
         #expect(DaemonMessage.parse(#"{"class":"PRO","pro":true,"reason":"Pro: early access for everyone","stored":7,"limit":5}"#)
-            == .pro(.init(pro: true, reason: "Pro: early access for everyone", stored: 7, limit: 5)))
+            == .pro(.init(access: .init(pro: true, reason: "Pro: early access for everyone", stored: 7, limit: 5))))
         #expect(DaemonMessage.parse(#"{"class":"ERROR","message":"no recording in progress"}"#)
-            == .error(message: "no recording in progress"))
+            == .error(RequestProblem(message: "no recording in progress")))
         #expect(DaemonMessage.parse(#"{"class":"DEVICE","event":"battery","battery_mv":3912}"#)
             == .device(.init(event: "battery", batteryMv: 3912)))
         #expect(DaemonMessage.parse(#"{"class":"RECORDING","event":"end","start":1.15,"end":62.0,"efforts":6,"max_kg":22.39,"avg_kg":21.3,"false_starts":0}"#)
-            == .recording(.init(event: "end", start: 1.15, end: 62.0, efforts: 6, maxKg: 22.39, avgKg: 21.3)))
+            == .recording(.init(start: 1.15, end: 62.0, efforts: 6, maxKg: 22.39, avgKg: 21.3, falseStarts: 0)))
         guard case .status(let status) = DaemonMessage.parse(Self.lines[1]) else { Issue.record("not STATUS"); return }
         #expect(status.device?.batteryMv == 3921)
         #expect(status.recorder?.state == "idle")
@@ -172,7 +171,7 @@ struct RecordScreenTests {
         #expect(Griptrack.Record.summary(.stopped(.init(event: "discarded", samples: 10, efforts: 2)), state: state)
             == "Not saved (--no-save): 2 efforts, max 31.2 kg, average 30.1 kg")
         #expect(Griptrack.Record.summary(
-            .endedByDaemon(.init(event: "saved", id: 4, explicit: true, samples: 3, efforts: 0)), state: RecordState())
+            .endedByDaemon(.init(event: "saved", id: 4, samples: 3, efforts: 0, explicit: true)), state: RecordState())
             == "Saved recording #4: no efforts")
     }
 }

@@ -57,20 +57,14 @@ enum StoreChanges {
 extension ProtocolMessage {
     /// The reply to `PRO` import: what each piece of signed data did, and access before and after.
     static func imported(_ result: SignedDataImport) -> String {
-        let events = result.events.map { event in
-            var object = JSONLine()
-            object.add("kind", event.kind.rawValue)
-            if let id = event.originalTransactionId { object.add("original_transaction_id", id) }
-            object.add("disposition", disposition(event.disposition))
-            return object.object
-        }
-        var line = JSONLine(class: "PRO")
-        line.add("action", "import")
-        line.add("pro", result.after.isPro)
-        line.add("reason", result.after.reason)
-        line.add("before", result.before.reason)
-        line.addRaw("events", array(events))
-        return line.line
+        DaemonMessage.ImportReply(
+            pro: result.after.isPro, reason: result.after.reason, before: result.before.reason,
+            events: result.events.map { event in
+                DaemonMessage.ImportReply.Event(
+                    kind: event.kind.rawValue, originalTransactionId: event.originalTransactionId,
+                    disposition: disposition(event.disposition))
+            }
+        ).line
     }
 
     /// `applied`, `replay_ignored`, `duplicate_notification`, `too_old_to_grant` or `ignored: <why>`.

@@ -101,7 +101,7 @@ struct ImportJSON: Encodable {
         var reason: String
     }
 
-    init(_ reply: ImportReply, database: DatabaseChoice) {
+    init(_ reply: DaemonMessage.ImportReply, database: DatabaseChoice) {
         events = reply.events.map {
             Event(kind: $0.kind, originalTransactionId: $0.originalTransactionId,
                   disposition: Self.describe(daemonDisposition: $0.disposition))

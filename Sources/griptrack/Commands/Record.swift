@@ -291,8 +291,8 @@ extension Griptrack {
                 saved = reply.event == "saved"
                 id = reply.id
                 efforts = reply.efforts
-                maxKg = reply.maxKg
-                averageKg = reply.avgKg
+                maxKg = reply.maxKg.map(Double.init)
+                averageKg = reply.avgKg.map(Double.init)
             case .endedByDaemon(let report):
                 saved = report.event == "saved"
                 id = report.id

@@ -82,7 +82,7 @@ struct StatusReport: Encodable {
     // The daemon's STATUS objects, passed through as they were decoded.
     typealias Device = DaemonMessage.StatusReport.Device
     typealias Recording = DaemonMessage.StatusReport.Recorder
-    typealias Plan = DaemonMessage.StatusReport.AccessInfo
+    typealias Plan = DaemonMessage.Access
 
     /// The personal database's view of the plan, shown when the daemon is down.
     struct LocalPlan: Encodable {

@@ -28,15 +28,16 @@ struct WebSocketOption: ParsableArguments {
 
 /// One WEB request to the daemon (protocol 1.5) and its reply, parsed.
 enum WebAdmin {
-    static func ask(_ action: DaemonRequest.WebAction, socket: String) async throws -> [String: Any] {
-        let answer: Result<String, DaemonClientError> = await NamedThread.run(name: "gt-client") {
+    static func ask(_ action: DaemonRequest.WebAction, socket: String) async throws -> DaemonMessage.WebReply {
+        let answer: Result<DaemonMessage.WebReply, DaemonClientError> = await NamedThread.run(name: "gt-client") {
             do throws(DaemonClientError) {
                 let connection = try DaemonConnection(path: socket)
                 defer { connection.close() }
                 try connection.require(minor: 5)
-                let (_, reply) = try connection.request(.web(action), isReply: {
-                    if case .unknown(let name) = $0 { name == "WEB" } else { false }
+                let (message, line) = try connection.request(.web(action), isReply: {
+                    if case .web = $0 { true } else { false }
                 })
+                guard case .web(let reply) = message else { throw DaemonClientError.malformed(line: line) }
                 return .success(reply)
             } catch {
                 return .failure(error)
@@ -44,10 +45,7 @@ enum WebAdmin {
         }
         switch answer {
         case .success(let reply):
-            guard let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any] else {
-                throw CLIExit.error.fail("griptrackd sent a line this client cannot read: \(reply)")
-            }
-            return object
+            return reply
         case .failure(let error):
             throw error.exit.fail(error.description)
         }

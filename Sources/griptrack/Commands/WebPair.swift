@@ -32,16 +32,16 @@ extension Griptrack.Web {
 
         func run() async throws {
             let reply = try await WebAdmin.ask(.pair(role: role, name: name), socket: place.path)
-            guard let code = reply["code"] as? String else { throw CLIExit.error.fail("griptrackd sent no pairing code") }
-            guard let listen = reply["listen"] as? String else {
+            guard let code = reply.code else { throw CLIExit.error.fail("griptrackd sent no pairing code") }
+            guard let listen = reply.listen else {
                 throw CLIExit.error.fail(
                     "griptrackd's web app is off: set [web] listen = \"0.0.0.0:8080\" in griptrack.toml (or start "
                         + "griptrackd with --web), restart it, then pair again")
             }
             // 1.6: "scheme" says whether the web app serves HTTPS ([web] tls_certificate); older daemons serve HTTP.
-            let scheme = reply["scheme"] as? String ?? "http"
+            let scheme = reply.scheme ?? "http"
             let url = "\(scheme)://\(Self.urlHost(listen: listen, override: host))/pair?code=\(code)"
-            let who = (reply["name"] as? String).map { " as \($0)" } ?? ""
+            let who = reply.name.map { " as \($0)" } ?? ""
             print("Open this on the phone or tablet within 10 minutes (it works once; role \(role.rawValue)\(who)):")
             print(url)
             if !noQR, let drawing = TerminalQRCode.render(url, colored: isatty(STDOUT_FILENO) == 1) {

@@ -33,7 +33,7 @@ extension Griptrack.Web.Token {
 
         func run() async throws {
             let reply = try await WebAdmin.ask(.token(role: role, name: name), socket: place.path)
-            guard let token = reply["token"] as? String else { throw CLIExit.error.fail("griptrackd sent no token") }
+            guard let token = reply.token else { throw CLIExit.error.fail("griptrackd sent no token") }
             if json {
                 try printJSON(["name": name, "role": role.rawValue, "token": token])
             } else {

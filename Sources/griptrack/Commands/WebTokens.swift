@@ -23,12 +23,11 @@ extension Griptrack.Web {
 
         func run() async throws {
             let reply = try await WebAdmin.ask(.tokens, socket: place.path)
-            let items = (reply["credentials"] as? [[String: Any]] ?? []).map { object in
+            let items = (reply.credentials ?? []).map { credential in
                 Item(
-                    name: object["name"] as? String ?? "?", role: object["role"] as? String ?? "?",
-                    kind: object["kind"] as? String ?? "?",
-                    created: Date(timeIntervalSince1970: (object["created"] as? NSNumber)?.doubleValue ?? 0),
-                    revoked: (object["revoked"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) })
+                    name: credential.name, role: credential.role, kind: credential.kind,
+                    created: Date(timeIntervalSince1970: credential.created),
+                    revoked: credential.revoked.map(Date.init(timeIntervalSince1970:)))
             }
             if json {
                 try printJSON(["credentials": items])

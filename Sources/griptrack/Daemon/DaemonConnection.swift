@@ -58,10 +58,10 @@ final class DaemonConnection {
         switch greeting.message {
         case .version(let version):
             self.version = version
-        case .error(let message) where message.hasPrefix("not authorized"):
-            throw .notAuthorized(message: message)
-        case .error(let message):
-            throw .daemon(message: message)
+        case .error(let problem) where problem.message.hasPrefix("not authorized"):
+            throw .notAuthorized(message: problem.message)
+        case .error(let problem):
+            throw .daemon(message: problem.message)
         default:
             throw .malformed(line: greeting.line)
         }
@@ -144,7 +144,7 @@ final class DaemonConnection {
     ) throws(DaemonClientError) -> (message: DaemonMessage, line: String) {
         try send(request)
         while let (message, line) = try next() {
-            if case .error(let text) = message { throw .daemon(message: text) }
+            if case .error(let problem) = message { throw .daemon(message: problem.message) }
             if isReply(message) { return (message, line) }
             other(message, line)
         }

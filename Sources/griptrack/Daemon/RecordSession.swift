@@ -147,10 +147,10 @@ final class RecordSession {
                 switch message {
                 case .stop(let reply):
                     return .stopped(reply)
-                case .error(let text):
+                case .error(let problem):
                     // STOP after the daemon already ended the recording: its RECORDER report is the answer.
                     if let ended { return .endedByDaemon(ended) }
-                    throw DaemonClientError.daemon(message: text)
+                    throw DaemonClientError.daemon(message: problem.message)
                 case .recorder(let report) where isOurs(report):
                     ended = report
                     if !state.stopping { return .endedByDaemon(report) }

@@ -20,11 +20,11 @@ final class DaemonLibrary: RecordingLibrary {
         database = DatabaseChoice(kind: .daemon, path: connection.version.database, socket: connection.path)
     }
 
-    func plan() throws -> Plan { try ask(.plan, PlanReply.self).plan }
+    func plan() throws -> Plan { try ask(.plan) { if case .plan(let reply) = $0 { reply } else { nil } }.plan }
 
     func list(limit: Int?, filter: RecordingFilter) throws -> (RecordingList, Plan) {
         // LIST has no filter fields: a filtered list asks for every recording the plan shows and filters here.
-        let reply = try ask(.list(limit: filter.isEmpty ? limit : nil), ListReply.self)
+        let reply = try ask(.list(limit: filter.isEmpty ? limit : nil)) { if case .list(let reply) = $0 { reply } else { nil } }
         let plan = try plan()
         let damaged = (reply.damaged ?? []).map { DamagedRecording(id: $0.id, reason: $0.reason) }
         var visible = try reply.recordings.map { try $0.row() }
@@ -38,7 +38,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort]) {
-        let reply = try ask(.show(id: id.rawValue), ShowReply.self)
+        let reply = try ask(.show(id: id.rawValue), Self.show)
         return (try reply.recording.row(), reply.efforts.map(\.stored))
     }
 
@@ -46,7 +46,7 @@ final class DaemonLibrary: RecordingLibrary {
         var samples: [StoredSample] = []
         var next: Int? = 0
         while let from = next {
-            let page = try ask(.read(id: id.rawValue, from: from), ReadReply.self)
+            let page = try ask(.read(id: id.rawValue, from: from)) { if case .read(let reply) = $0 { reply } else { nil } }
             guard page.t.count == page.kg.count else { throw CLIExit.error.fail("griptrackd sent a READ page with \(page.t.count) times and \(page.kg.count) forces") }
             for (time, force) in zip(page.t, page.kg) {
                 samples.append(StoredSample(micros: micros(time), kilograms: force))
@@ -57,7 +57,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func stats() throws -> (RecordingStatistics, Plan) {
-        let reply = try ask(.stats, StatsReply.self)
+        let reply = try ask(.stats) { if case .stats(let reply) = $0 { reply } else { nil } }
         let stats = RecordingStatistics(
             recordings: reply.recordings, efforts: reply.efforts, samples: reply.samples, maxKilograms: reply.maxKg,
             averageKilograms: reply.avgKg, first: reply.first.map(Date.init(timeIntervalSince1970:)),
@@ -66,7 +66,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func history() throws -> [AnalysedRecording] {
-        try ask(.history, HistoryReply.self).recordings.map { item in
+        try ask(.history) { if case .history(let reply) = $0 { reply } else { nil } }.recordings.map { item in
             AnalysedRecording(
                 id: RecordingID(rawValue: item.id), startedAt: Date(timeIntervalSince1970: item.startedAt),
                 recording: Recording(
@@ -76,7 +76,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func row(_ id: RecordingID) throws -> RecordingRow? {
-        switch try reply(.show(id: id.rawValue), ShowReply.self) {
+        switch try reply(.show(id: id.rawValue), Self.show) {
         case .success(let reply): return try reply.recording.row()
         case .failure(let refusal) where refusal.code == "pro_required": return nil  // hidden: delete may still free it
         case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
@@ -84,7 +84,7 @@ final class DaemonLibrary: RecordingLibrary {
     }
 
     func delete(_ id: RecordingID) throws {
-        _ = try ask(.delete(id: id.rawValue), Deleted.self)
+        _ = try ask(.delete(id: id.rawValue)) { if case .delete(let reply) = $0 { reply } else { nil } }
     }
 
     /// LABEL (protocol 1.6; 1.8 with a protocol): the daemon's recorder writes the change, as it does every store
@@ -96,21 +96,21 @@ final class DaemonLibrary: RecordingLibrary {
         } catch {
             throw error.exit.fail(error.description)
         }
-        return try ask(.label(id: id.rawValue, change), LabelReply.self).recording.row()
+        return try ask(.label(id: id.rawValue, change)) { if case .label(let reply) = $0 { reply } else { nil } }.recording.row()
     }
 
     func grant(note: String?, expires: Date?) throws -> Plan {
-        _ = try ask(.pro(.grant(note: note, expires: expires)), ProChange.self)
+        _ = try ask(.pro(.grant(note: note, expires: expires)), Self.proChange)
         return try plan()
     }
 
     func revoke(note: String?) throws -> (removed: Bool?, plan: Plan) {
-        _ = try ask(.pro(.revoke), ProChange.self)
+        _ = try ask(.pro(.revoke), Self.proChange)
         return (nil, try plan())
     }
 
     /// Sends PRO import with `jws` in parts that fit a request line; the daemon verifies and stores it.
-    func importSigned(_ jws: String, kind: SignedDataImportKind) throws -> ImportReply {
+    func importSigned(_ jws: String, kind: SignedDataImportKind) throws -> DaemonMessage.ImportReply {
         let part = 3000
         var rest = Substring(jws)
         while rest.utf8.count > part {
@@ -118,10 +118,20 @@ final class DaemonLibrary: RecordingLibrary {
             try send(.pro(.importSigned(data: String(rest[..<cut]), more: true, kind: kind)))
             rest = rest[cut...]
         }
-        return try ask(.pro(.importSigned(data: String(rest), more: false, kind: kind)), ImportReply.self)
+        return try ask(.pro(.importSigned(data: String(rest), more: false, kind: kind))) {
+            if case .proImport(let reply) = $0 { reply } else { nil }
+        }
     }
 
     // MARK: - Requests
+
+    private static func show(_ message: DaemonMessage) -> DaemonMessage.ShowReply? {
+        if case .show(let reply) = message { reply } else { nil }
+    }
+
+    private static func proChange(_ message: DaemonMessage) -> DaemonMessage.ProReply? {
+        if case .pro(let reply) = message { reply } else { nil }
+    }
 
     private func send(_ request: DaemonRequest) throws {
         do {
@@ -131,21 +141,19 @@ final class DaemonLibrary: RecordingLibrary {
         }
     }
 
-    /// Sends `request` and decodes its reply (the next line of its class); an ERROR exits with the code
-    /// its `code` names.
-    private func ask<Reply: Decodable>(_ request: DaemonRequest, _ type: Reply.Type) throws -> Reply {
-        switch try reply(request, type) {
+    /// Sends `request` and returns its reply (the first line `extract` takes); an ERROR exits with the code its
+    /// `code` names.
+    private func ask<Reply>(_ request: DaemonRequest, _ extract: (DaemonMessage) -> Reply?) throws -> Reply {
+        switch try reply(request, extract) {
         case .success(let reply): return reply
         case .failure(let refusal): throw Self.exit(for: refusal).fail(refusal.message ?? "griptrackd refused the request")
         }
     }
 
-    /// Sends `request` and reads its reply, or the ERROR that answers it.
-    private func reply<Reply: Decodable>(_ request: DaemonRequest, _ type: Reply.Type) throws -> Result<Reply, Header> {
+    /// Sends `request` and reads its reply, or the ERROR that answers it. Lines of other classes (a watcher's
+    /// events) are skipped.
+    private func reply<Reply>(_ request: DaemonRequest, _ extract: (DaemonMessage) -> Reply?) throws -> Result<Reply, Header> {
         try send(request)
-        let name = request.className
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
         while true {
             let next: (message: DaemonMessage, line: String)?
             do {
@@ -154,16 +162,13 @@ final class DaemonLibrary: RecordingLibrary {
                 throw error.exit.fail(error.description)
             }
             guard let next else { throw DaemonClientError.closed.exit.fail(DaemonClientError.closed.description) }
-            let line = next.line
-            let data = Data(line.utf8)
-            guard let header = try? decoder.decode(Header.self, from: data) else { continue }
-            if header.class == "ERROR" { return .failure(header) }
-            guard header.class == name else { continue }
-            do {
-                return .success(try decoder.decode(Reply.self, from: data))
-            } catch {
-                throw CLIExit.error.fail(DaemonClientError.malformed(line: line).description)
+            if case .error = next.message {
+                let decoder = JSONDecoder()
+                decoder.keyDecodingStrategy = .convertFromSnakeCase
+                guard let header = try? decoder.decode(Header.self, from: Data(next.line.utf8)) else { continue }
+                return .failure(header)
             }
+            if let reply = extract(next.message) { return .success(reply) }
         }
     }
 
@@ -190,25 +195,14 @@ final class DaemonLibrary: RecordingLibrary {
 /// instead of trapping: the reply came over a socket and is input like any other.
 private func micros(_ seconds: Double) -> Int64 { Int64(exactly: (seconds * 1_000_000).rounded()) ?? 0 }
 
-private struct PlanReply: Decodable {
-    var pro: Bool
-    var tier: String
-    var source: String
-    var reason: String
-    var expires: Double?
-    var storage: String?
-    var stored: Int
-    var limit: Int
-    /// 1.7.
-    var provenance: String?
-
+extension DaemonMessage.PlanReply {
     var plan: Plan {
         Plan(isPro: pro, tier: tier, source: source, reason: reason, expires: expires.map(Date.init(timeIntervalSince1970:)),
              stored: stored, limit: limit, freeStorage: storage, provenance: provenance)
     }
 }
 
-extension DaemonRecordingObject {
+extension DaemonMessage.RecordingObject {
     /// The row as the local store would give it.
     func row() throws -> RecordingRow {
         guard let uuid = UUID(uuidString: uuid), let state = RecordingState(rawValue: state) else {
@@ -217,104 +211,20 @@ extension DaemonRecordingObject {
         return RecordingRow(
             id: RecordingID(rawValue: id), uuid: uuid, startedAt: Date(timeIntervalSince1970: startedAt),
             endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile,
-            hand: hand.flatMap { Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg,
-            averageKilograms: avgKg, sampleCount: samples, effortCount: efforts,
+            hand: hand.flatMap { Hand(rawValue: $0) }, label: label, state: state, maxKilograms: maxKg.map(Double.init),
+            averageKilograms: avgKg.map(Double.init), sampleCount: samples, effortCount: efforts,
             setup: RecordingSetup(
                 athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg,
                 protocolNotation: `protocol`, protocolMaxKilograms: protocolMaxKg))
     }
 }
 
-private struct EffortObject: Decodable {
-    var index: Int
-    var start: Double
-    var end: Double
-    var duration: Double
-    var peakKg: Double
-    var meanKg: Double
-    var timeToPeak: Double
-    var rfdKgS: Double?
-    var impulseKgS: Double
-    var baselineKg: Double
-    var open: Bool
-    /// Absent from daemons before effort open-start existed.
-    var openStart: Bool?
-
+extension DaemonMessage.EffortObject {
     var stored: StoredEffort {
         StoredEffort(
-            index: index, startMicros: micros(start), endMicros: micros(end), peakKilograms: peakKg,
-            meanKilograms: meanKg, durationMicros: micros(duration), timeToPeakMicros: micros(timeToPeak),
-            rfdKilogramsPerSecond: rfdKgS, impulseKilogramSeconds: impulseKgS, baselineKilograms: baselineKg,
+            index: index, startMicros: micros(start), endMicros: micros(end), peakKilograms: Double(peakKg),
+            meanKilograms: Double(meanKg), durationMicros: micros(duration), timeToPeakMicros: micros(timeToPeak),
+            rfdKilogramsPerSecond: rfdKgS, impulseKilogramSeconds: impulseKgS, baselineKilograms: Double(baselineKg),
             isOpenStart: openStart ?? false, isOpen: open)
     }
-}
-
-private struct ListReply: Decodable {
-    struct Damaged: Decodable {
-        var id: Int64?
-        var reason: String
-    }
-
-    var recordings: [DaemonRecordingObject]
-    var damaged: [Damaged]?
-    var hidden: Int
-}
-
-private struct ShowReply: Decodable {
-    var recording: DaemonRecordingObject
-    var efforts: [EffortObject]
-}
-
-private struct ReadReply: Decodable {
-    var t: [Double]
-    var kg: [Float]
-    var next: Int?
-}
-
-private struct StatsReply: Decodable {
-    var recordings: Int
-    var efforts: Int
-    var samples: Int
-    var maxKg: Double?
-    var avgKg: Double?
-    var first: Double?
-    var last: Double?
-}
-
-private struct HistoryReply: Decodable {
-    struct Item: Decodable {
-        var id: Int64
-        var startedAt: Double
-        var startUs: Int64
-        var endUs: Int64
-        var efforts: [EffortObject]
-    }
-
-    var recordings: [Item]
-}
-
-private struct LabelReply: Decodable {
-    var recording: DaemonRecordingObject
-}
-
-private struct Deleted: Decodable {
-    var id: Int64
-}
-
-private struct ProChange: Decodable {
-    var pro: Bool
-}
-
-/// The reply to PRO import.
-struct ImportReply: Decodable {
-    struct Event: Decodable {
-        var kind: String
-        var originalTransactionId: String?
-        var disposition: String
-    }
-
-    var pro: Bool
-    var reason: String
-    var before: String
-    var events: [Event]
 }

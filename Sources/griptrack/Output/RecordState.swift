@@ -112,7 +112,7 @@ struct RecordState: Equatable, Sendable {
             guard effort.event == "end" else { return [] }
             effortInProgress = nil
             let line = EffortLine(
-                index: efforts.count + 1, peakKg: effort.peakKg ?? 0, meanKg: effort.meanKg ?? 0,
+                index: efforts.count + 1, peakKg: effort.peakKg.map(Double.init) ?? 0, meanKg: effort.meanKg.map(Double.init) ?? 0,
                 duration: effort.duration ?? 0, open: effort.open ?? false)
             efforts.append(line)
             return [Self.plain(line)]
@@ -126,6 +126,8 @@ struct RecordState: Equatable, Sendable {
             return []
         case .watch, .recording, .stop, .tare, .pro, .error, .unknown:
             return []
+        case .proImport, .plan, .list, .show, .label, .read, .stats, .history, .delete, .web:
+            return []  // replies to requests `record` does not make
         }
     }
 
