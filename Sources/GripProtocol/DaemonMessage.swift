@@ -17,7 +17,7 @@ package enum DaemonMessage: Equatable, Sendable {
     case tare(ok: Bool)
     case pro(ProReply)
     case proImport(ImportReply)
-    case status(StatusReport)
+    case status(StatusReply)
     case plan(PlanReply)
     case list(ListReply)
     case show(ShowReply)
@@ -58,7 +58,7 @@ package enum DaemonMessage: Equatable, Sendable {
                     return .proImport(try decoder.decode(ImportReply.self, from: data))
                 }
                 return .pro(try decoder.decode(ProReply.self, from: data))
-            case "STATUS": return .status(try decoder.decode(StatusReport.self, from: data))
+            case "STATUS": return .status(try decoder.decode(StatusReply.self, from: data))
             case "PLAN": return .plan(try decoder.decode(PlanReply.self, from: data))
             case "LIST": return .list(try decoder.decode(ListReply.self, from: data))
             case "SHOW": return .show(try decoder.decode(ShowReply.self, from: data))

@@ -72,9 +72,9 @@ package struct TrainingPlanJSON: Encodable, Equatable, Sendable {
         guard text.count <= textLimit else {
             return .failure(TrainingPlanProblem(message: "protocol: at most \(textLimit) characters, got \(text.count)"))
         }
-        var firstHand = PlannedRep.Hand.right
+        var firstHand = PlannedRep.Side.right
         if let hand {
-            guard let chosen = PlannedRep.Hand(rawValue: hand) else {
+            guard let chosen = PlannedRep.Side(rawValue: hand) else {
                 return .failure(TrainingPlanProblem(message: "hand is left or right, got \(hand.prefix(20))"))
             }
             firstHand = chosen
@@ -98,7 +98,7 @@ package struct TrainingPlanJSON: Encodable, Equatable, Sendable {
     ///   - notation: The notation `training` was read from.
     ///   - training: The protocol.
     ///   - firstHand: Who starts.
-    package init(name: String?, notation: String, training: TrainingProtocol, firstHand: PlannedRep.Hand) {
+    package init(name: String?, notation: String, training: TrainingProtocol, firstHand: PlannedRep.Side) {
         func seconds(_ micros: Int64) -> Double { Double(micros) / 1_000_000 }
         self.name = name
         self.notation = notation

@@ -1,11 +1,11 @@
 /// One rep of a ``TrainingProtocol`` as planned: when it starts, how long, which hand.
 public struct PlannedRep: Sendable, Equatable {
-    /// The hand a rep is planned for.
-    public enum Hand: String, Sendable, Equatable {
+    /// The hand a rep is planned for: left or right (a recording's ``Hand`` may also be both).
+    public enum Side: String, Sendable, Equatable {
         case left, right
 
         /// The other hand.
-        public var other: Hand { self == .left ? .right : .left }
+        public var other: Side { self == .left ? .right : .left }
     }
 
     /// 1-based, across sets.
@@ -19,5 +19,5 @@ public struct PlannedRep: Sendable, Equatable {
     /// How long it lasts (µs); nil when the protocol sets no duration.
     public var workMicros: Int64?
     /// Which hand.
-    public var hand: Hand
+    public var hand: Side
 }

@@ -2,7 +2,7 @@
 /// when the bell rings. Pure: the caller passes the time since the run began.
 public enum ProtocolCue: Sendable, Equatable {
     /// Before the first rep: seconds left, and who starts.
-    case countdown(remainingMicros: Int64, firstHand: PlannedRep.Hand)
+    case countdown(remainingMicros: Int64, firstHand: PlannedRep.Side)
     /// Pull: which rep, and how long is left of it (nil for a rep without a set duration).
     case hang(rep: PlannedRep, remainingMicros: Int64?)
     /// Rest before `next`: how long is left.

@@ -28,7 +28,7 @@ public enum RepMatcher {
     ///   - firstHand: Who starts.
     public static func match(
         _ training: TrainingProtocol, performed: [PerformedRep], trace: [ForceSample], maxKg: Double?,
-        firstHand: PlannedRep.Hand = .right
+        firstHand: PlannedRep.Side = .right
     ) -> [RepOutcome] {
         let plan = training.plan(firstHand: firstHand)
         let tolerance = tolerance(for: training)

@@ -36,7 +36,7 @@ public struct TrainingProtocol: Sendable, Equatable {
     /// Every rep in order, timed from the first rep's start.
     ///
     /// - Parameter firstHand: Who starts; with ``alternate`` the other hand takes every second rep.
-    public func plan(firstHand: PlannedRep.Hand = .right) -> [PlannedRep] {
+    public func plan(firstHand: PlannedRep.Side = .right) -> [PlannedRep] {
         var reps: [PlannedRep] = []
         var start: Int64 = 0
         // A rep without a set duration (rfd, endurance) is planned as 1 s of work for its timing only.

@@ -50,15 +50,15 @@ extension ProtocolMessage {
     }
 
     /// STATUS "recorder": idle or recording, and how.
-    static func recorderObject(_ state: DaemonStatus.RecorderState) -> DaemonMessage.StatusReport.Recorder {
-        DaemonMessage.StatusReport.Recorder(
+    static func recorderObject(_ state: DaemonStatus.RecorderState) -> DaemonMessage.StatusReply.Recorder {
+        DaemonMessage.StatusReply.Recorder(
             state: state.recording ? "recording" : "idle", explicit: state.explicit, saving: state.saving,
             id: state.saving ? state.id : nil, refusal: state.refusal, problem: state.problem,
             heldSamples: state.problem == nil ? nil : state.heldSamples)
     }
 
     /// STATUS "access" (the PRO reply carries the same fields).
-    static func accessObject(_ access: DaemonStatus.AccessSummary) -> DaemonMessage.Access {
-        DaemonMessage.Access(pro: access.pro, reason: access.reason, stored: access.stored, limit: access.limit)
+    static func accessObject(_ access: DaemonStatus.AccessSummary) -> DaemonMessage.AccessObject {
+        DaemonMessage.AccessObject(pro: access.pro, reason: access.reason, stored: access.stored, limit: access.limit)
     }
 }

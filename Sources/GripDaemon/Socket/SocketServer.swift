@@ -452,18 +452,18 @@ struct ServerLoop {
     private func statusLine() -> String {
         let snapshot = server.status.snapshot
         let hasRecorder = server.recorder != nil
-        return DaemonMessage.StatusReport(
-            device: DaemonMessage.StatusReport.Device(
+        return DaemonMessage.StatusReply(
+            device: DaemonMessage.StatusReply.Device(
                 source: snapshot.source, state: snapshot.deviceState, profile: snapshot.profile,
                 address: snapshot.deviceAddress, name: snapshot.deviceName, batteryMv: snapshot.batteryMillivolts,
                 problem: snapshot.deviceProblem),
-            frames: DaemonMessage.StatusReport.Frames(
+            frames: DaemonMessage.StatusReply.Frames(
                 total: snapshot.frames.total, decoded: snapshot.frames.decoded, malformed: snapshot.frames.malformed,
                 dropped: snapshot.frames.dropped),
-            ring: DaemonMessage.StatusReport.Ring(dropped: snapshot.ringDropped, oversized: snapshot.ringOversized),
+            ring: DaemonMessage.StatusReply.Ring(dropped: snapshot.ringDropped, oversized: snapshot.ringOversized),
             // Kept for 1.0 clients: live lines are no longer handed between threads, so none is lost on the way.
             fanoutDropped: 0,
-            clients: DaemonMessage.StatusReport.Clients(
+            clients: DaemonMessage.StatusReply.Clients(
                 connected: clients.count, watching: clients.filter(\.watching).count, backlogBytes: backlogBytes),
             recorder: hasRecorder ? ProtocolMessage.recorderObject(snapshot.recorder) : nil,
             access: hasRecorder ? snapshot.access.map(ProtocolMessage.accessObject) : nil,

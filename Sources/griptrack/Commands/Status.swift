@@ -42,7 +42,7 @@ extension Griptrack {
         }
 
         /// VERSION and STATUS from the daemon; blocking.
-        static func ask(path: String) -> Result<(DaemonMessage.Version, DaemonMessage.StatusReport), DaemonClientError> {
+        static func ask(path: String) -> Result<(DaemonMessage.Version, DaemonMessage.StatusReply), DaemonClientError> {
             do {
                 let connection = try DaemonConnection(path: path)
                 defer { connection.close() }
@@ -80,9 +80,9 @@ struct StatusReport: Encodable {
     }
 
     // The daemon's STATUS objects, passed through as they were decoded.
-    typealias Device = DaemonMessage.StatusReport.Device
-    typealias Recording = DaemonMessage.StatusReport.Recorder
-    typealias Plan = DaemonMessage.Access
+    typealias Device = DaemonMessage.StatusReply.Device
+    typealias Recording = DaemonMessage.StatusReply.Recorder
+    typealias Plan = DaemonMessage.AccessObject
 
     /// The personal database's view of the plan, shown when the daemon is down.
     struct LocalPlan: Encodable {
@@ -99,10 +99,10 @@ struct StatusReport: Encodable {
     var recording: Recording?
     var plan: Plan?
     var localPlan: LocalPlan?
-    var clients: DaemonMessage.StatusReport.Clients?
-    var sync: DaemonMessage.StatusReport.Sync?
+    var clients: DaemonMessage.StatusReply.Clients?
+    var sync: DaemonMessage.StatusReply.Sync?
 
-    init(socket: String, version: DaemonMessage.Version, status: DaemonMessage.StatusReport) {
+    init(socket: String, version: DaemonMessage.Version, status: DaemonMessage.StatusReply) {
         daemon = Daemon(running: true, socket: socket, release: version.release,
                         proto: "\(version.protoMajor).\(version.protoMinor)")
         device = status.device
@@ -170,7 +170,7 @@ struct StatusReport: Encodable {
 
 extension StatusReport {
     /// One line: rows waiting, and the last success or what failed.
-    static func describe(_ sync: DaemonMessage.StatusReport.Sync) -> String {
+    static func describe(_ sync: DaemonMessage.StatusReply.Sync) -> String {
         var parts = ["\(sync.pendingRows) outbox rows waiting"]
         if let since = sync.pushingSince {
             parts.append("pushing since " + Format.second(Date(timeIntervalSince1970: since)))

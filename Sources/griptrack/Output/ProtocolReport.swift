@@ -32,7 +32,7 @@ struct ProtocolReport: Encodable {
     ///   - firstHand: The recording's hand, when it is one hand.
     init(
         _ training: TrainingProtocol, notation: String, efforts: [StoredEffort], samples: [StoredSample], maxKg: Double?,
-        firstHand: PlannedRep.Hand
+        firstHand: PlannedRep.Side
     ) {
         let trace = samples.map { ForceSample(micros: $0.micros, kilograms: $0.kilograms) }
         let performed = efforts.map {

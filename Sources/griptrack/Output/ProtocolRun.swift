@@ -9,7 +9,7 @@ struct ProtocolRun: Equatable, Sendable {
     /// The target band in kg, when the protocol has one and the athlete's max was given.
     var bandKg: ClosedRange<Double>?
 
-    init(name: String, training: TrainingProtocol, maxKg: Double?, firstHand: PlannedRep.Hand) {
+    init(name: String, training: TrainingProtocol, maxKg: Double?, firstHand: PlannedRep.Side) {
         self.name = name
         self.training = training
         plan = training.plan(firstHand: firstHand)

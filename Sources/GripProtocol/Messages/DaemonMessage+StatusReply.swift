@@ -1,6 +1,6 @@
 extension DaemonMessage {
     /// The reply to `STATUS` (1.0 fields, the 1.1 `recorder` and `access` objects, 1.4's `sync`).
-    package struct StatusReport: Codable, Equatable, Sendable, ProtocolLine {
+    package struct StatusReply: Codable, Equatable, Sendable, ProtocolLine {
         package static let lineClass = "STATUS"
 
         package struct Device: Codable, Equatable, Sendable, ProtocolFields {
@@ -170,12 +170,12 @@ extension DaemonMessage {
         package var fanoutDropped: Int?
         package var clients: Clients?
         package var recorder: Recorder?
-        package var access: Access?
+        package var access: AccessObject?
         package var sync: Sync?
 
         package init(
             device: Device?, frames: Frames?, ring: Ring?, fanoutDropped: Int?, clients: Clients?, recorder: Recorder?,
-            access: Access?, sync: Sync?
+            access: AccessObject?, sync: Sync?
         ) {
             self.device = device
             self.frames = frames
@@ -200,7 +200,7 @@ extension DaemonMessage {
     }
 
     /// Pro or the free plan, in a word and a line: STATUS's `access` object and the `PRO` reply's fields.
-    package struct Access: Codable, Equatable, Sendable, ProtocolFields {
+    package struct AccessObject: Codable, Equatable, Sendable, ProtocolFields {
         package var pro: Bool
         /// The resolver's reason for Pro, the free plan's storage line otherwise.
         package var reason: String
@@ -226,12 +226,12 @@ extension DaemonMessage {
     package struct ProReply: Codable, Equatable, Sendable, ProtocolLine {
         package static let lineClass = "PRO"
 
-        package var access: Access
+        package var access: AccessObject
 
-        package init(access: Access) { self.access = access }
+        package init(access: AccessObject) { self.access = access }
 
         package init(from decoder: any Decoder) throws {
-            access = try Access(from: decoder)
+            access = try AccessObject(from: decoder)
         }
 
         package func encode(to encoder: any Encoder) throws {
