@@ -192,15 +192,15 @@ struct EffortSegmenterTests {
     }
 
     @Test("an RFD pull (20 kg in 0.15 s, released at once) gives peak, time to peak and rfd2080")
-    func explosivePull() {
+    func explosivePull() throws {
         var signal = SyntheticForce(restingKg: 0.5)
         signal.hold(seconds: 3)
         signal.ramp(to: 20.5, seconds: 0.15)  // 133.3 kg/s
         signal.ramp(to: 0.5, seconds: 0.3)
         signal.hold(seconds: 3)
         let efforts = endedEfforts(run(signal.samples()))
-        try? #require(efforts.count == 1)
-        guard let effort = efforts.first else { return }
+        #expect(efforts.count == 1)
+        let effort = try #require(efforts.first)
         #expect(abs(effort.peakKg - 20.5) < 1.5)  // the sample nearest the ramp's top (11.4 ms apart)
         // On-crossing 3.0 kg up the ramp (22.5 ms in); the peak ≤ 150 ms in.
         #expect(abs(Double(effort.timeToPeakMicros) - 127_500) <= 12_000)
