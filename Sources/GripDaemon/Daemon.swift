@@ -141,8 +141,8 @@ package final class Daemon: Sendable {
                 device = bluez.requests
                 source = bluez
             }
-            forceHandle = RadioRing.forceHandle
-            controlHandle = RadioRing.controlHandle
+            forceHandle = RadioProducer.forceHandle
+            controlHandle = RadioProducer.controlHandle
         } else {
             source = IdleSource(ring: ring)
         }

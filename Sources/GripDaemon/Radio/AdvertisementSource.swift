@@ -15,7 +15,7 @@ import Synchronization
 final class AdvertisementSource: Service, CustomStringConvertible {
     let configuration: RadioConfiguration
     let profile: any DeviceProfile
-    let radio: RadioRing
+    let radio: RadioProducer
     let requests: DeviceRequests
     private let status: DaemonStatus
     private let outbox: Mailbox<DaemonReply>
@@ -30,7 +30,7 @@ final class AdvertisementSource: Service, CustomStringConvertible {
     ) {
         self.configuration = configuration
         self.profile = profile
-        radio = RadioRing(ring: ring)
+        radio = RadioProducer(ring: ring)
         self.status = status
         self.outbox = outbox
         self.logger = logger

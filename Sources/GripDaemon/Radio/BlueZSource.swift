@@ -14,7 +14,7 @@ import ServiceLifecycle
 final class BlueZSource: Service, CustomStringConvertible {
     let configuration: RadioConfiguration
     let profile: any DeviceProfile
-    let radio: RadioRing
+    let radio: RadioProducer
     let requests: DeviceRequests
     private let control: DeviceControl
     private let inputs: AsyncStream<ControlInput>
@@ -39,7 +39,7 @@ final class BlueZSource: Service, CustomStringConvertible {
         self.pacing = pacing
         self.profile = profile
         self.logger = logger
-        radio = RadioRing(ring: ring)
+        radio = RadioProducer(ring: ring)
         (inputs, continuation) = AsyncStream.makeStream(of: ControlInput.self)
         let continuation = continuation
         requests = DeviceRequests(outbox: outbox) { continuation.yield(.request($0)) }

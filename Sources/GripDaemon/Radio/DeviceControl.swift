@@ -23,7 +23,7 @@ struct DeviceControl {
     let profile: any DeviceProfile
     let configuration: RadioConfiguration
     let sessionGapMicros: Int64
-    let radio: RadioRing
+    let radio: RadioProducer
     /// Told when measuring stops at idle, so the open automatic recording ends.
     let pipeline: PipelineControl
     let activity: EffortActivity
@@ -44,7 +44,7 @@ struct DeviceControl {
     private var ticker: Task<Void, Never>?
 
     init(
-        profile: any DeviceProfile, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioRing,
+        profile: any DeviceProfile, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioProducer,
         pipeline: PipelineControl, activity: EffortActivity, status: DaemonStatus, outbox: Mailbox<DaemonReply>,
         logger: Logger, ticks: AsyncStream<ControlInput>.Continuation
     ) {

@@ -3,7 +3,7 @@ import GripBlueZ
 import GripStream
 import Synchronization
 
-/// The radio's side of the ring.
+/// The radio's producer end of the ring: the one way its three pushing threads reach it, one at a time.
 ///
 /// Handles: BlueZ exposes characteristics as D-Bus object paths, not ATT handles (and the handle in a path such as
 /// `…/service000b/char000c` changes with firmware and after Service Changed), while the ring and the processor key
@@ -17,7 +17,7 @@ import Synchronization
 /// such as a lock hand-off; one `Mutex` around every push provides exactly that edge. The lock is held only for the
 /// push itself (a memcpy into a slot), so a pusher waits at most one such copy; nobody sleeps holding it, since the
 /// consumer, which would wake a sleeper, may be the next to need it.
-final class RadioRing: Sendable {
+final class RadioProducer: Sendable {
     /// The synthetic handle of the data (notify) characteristic.
     static let forceHandle: UInt16 = 1
     /// The synthetic handle of the control point.
