@@ -142,10 +142,10 @@ extension WebServer {
     /// A daemon line as a response: 200 with the line, or the error its ERROR `code` maps to.
     static func reply(_ line: ByteBuffer) throws -> Response {
         if DaemonLink.lineClass(line) == "ERROR" {
-            let object = (try? JSONSerialization.jsonObject(with: Data(line.readableBytesView))) as? [String: Any]
-            throw WebError.daemon(
-                status: WebError.status(forDaemonCode: object?["code"] as? String),
-                message: object?["message"] as? String ?? "griptrackd refused the request")
+            guard case .error(let problem) = DaemonMessage.parse(String(buffer: line)) else {
+                throw WebError.daemon(status: WebError.status(forDaemonCode: nil), message: "griptrackd refused the request")
+            }
+            throw WebError.daemon(status: WebError.status(forDaemonCode: problem.code?.rawValue), message: problem.message)
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],

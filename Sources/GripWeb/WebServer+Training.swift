@@ -45,9 +45,8 @@ extension WebServer {
     func record(_ request: DaemonRequest, storing run: (text: String, maxKg: Double?)?) async throws -> Response {
         let line = try await control.ask(request)
         guard let run, DaemonLink.lineClass(line) == "RECORD",
-            let reply = try? JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any],
-            reply["event"] as? String == "started", reply["saving"] as? Bool == true,
-            let id = (reply["id"] as? NSNumber)?.int64Value,
+            case .record(let reply) = DaemonMessage.parse(String(buffer: line)),
+            reply.event == "started", reply.saving == true, let id = reply.id,
             case .success(let label) = DaemonRequest.storeProtocol(id: id, text: run.text, maxKg: run.maxKg)
         else { return try Self.reply(line) }
         let answer = try await DaemonLink.ask(path: settings.socketPath, label)
