@@ -22,6 +22,9 @@ the page does (granted, refused or absent: the page must carry on), start a prot
 page's AudioContext beeps and speechSynthesis cues, where the engine has them) and see it reach HANG, stop it, and
 find no JavaScript error in the console or the collector. The features each engine has are printed.
 
+The browsers and Xvfb carry GRIPTRACK_TEST_SERVER in their environment, so scripts/test-watchdog stops any left
+running.
+
 Usage: Tests/Browser/test_engines.py [--bin DIR] [--engine firefox|webkit ...]
 Prints "engines: N passed, N failed" and exits non-zero when a check failed or an engine could not be started.
 """
@@ -77,7 +80,8 @@ class Firefox:
         self.process = subprocess.Popen(
             [FIREFOX, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port=0",
              "--width=1100", "--height=900", "about:blank"],
-            stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "MOZ_CRASHREPORTER_DISABLE": "1"})
+            stdout=self.log, stderr=subprocess.STDOUT,
+            env={**os.environ, "MOZ_CRASHREPORTER_DISABLE": "1", "GRIPTRACK_TEST_SERVER": "firefox"})
 
         def listening():
             self.log.seek(0)
@@ -185,7 +189,8 @@ class WebKit:
         # Xvfb picks a free display and writes its number to the pipe (no fixed :99 to collide on).
         read, write = os.pipe()
         self.xvfb = subprocess.Popen([XVFB, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                                     pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env={**os.environ, "GRIPTRACK_TEST_SERVER": "xvfb"})
         os.close(write)
         with os.fdopen(read) as pipe:
             display = pipe.readline().strip()
@@ -198,7 +203,8 @@ class WebKit:
         # WebKitWebDriver passes --automation itself only when given no arguments.
         options.add_argument("--automation")
         service = Service(executable_path=WEBKIT_DRIVER, port=free_port(), log_output=self.log,
-                          env={**os.environ, "DISPLAY": f":{display}", "WEBKIT_DISABLE_COMPOSITING_MODE": "1"})
+                          env={**os.environ, "DISPLAY": f":{display}", "WEBKIT_DISABLE_COMPOSITING_MODE": "1",
+                               "GRIPTRACK_TEST_SERVER": "webkit"})
         try:
             self.driver = webdriver.WebKitGTK(options=options, service=service)
         except Exception:
