@@ -25,7 +25,7 @@ find no JavaScript error in the console or the collector. The features each engi
 The browsers and Xvfb carry GRIPTRACK_TEST_SERVER in their environment, so scripts/test-watchdog stops any left
 running.
 
-Usage: Tests/Browser/test_engines.py [--bin DIR] [--engine firefox|webkit ...]
+Usage: Tests/Browser/test_engines.py [--bin DIR] [--engine firefox|webkit ...] [--screenshots DIR]
 Prints "engines: N passed, N failed" and exits non-zero when a check failed or an engine could not be started.
 """
 import argparse
@@ -154,6 +154,12 @@ class Firefox:
                 {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": {"sharedId": node["sharedId"]}}},
                 {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
 
+    def screenshot(self, path):
+        import base64
+        data = self.command("browsingContext.captureScreenshot", {"context": self.context})["data"]
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(data))
+
     def session_cookie(self):
         cookies = self.command("storage.getCookies", {})["cookies"]
         found = [c for c in cookies if c["name"] == "griptrack_session"]
@@ -229,6 +235,9 @@ class WebKit:
         from selenium.webdriver.common.by import By
         self.driver.find_element(By.CSS_SELECTOR, selector).click()
 
+    def screenshot(self, path):
+        self.driver.save_screenshot(path)
+
     def session_cookie(self):
         found = [c for c in self.driver.get_cookies() if c["name"] == "griptrack_session"]
         return found and {"httpOnly": found[0].get("httpOnly"), "sameSite": str(found[0].get("sameSite")).lower()}
@@ -262,6 +271,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
     parser.add_argument("--engine", action="append", choices=sorted(ENGINES), help="only these (default: all)")
+    parser.add_argument("--screenshots", default=None, help="save live-ENGINE.png (after the first effort) here")
     arguments = parser.parse_args()
     peaks = expected_peaks()
     passed, failed = 0, 0
@@ -320,6 +330,8 @@ def main():
             assert peak == repr(peaks[0]), (peak, repr(peaks[0]))
             shown = browser.js("document.querySelector('#efforts tr.effort:last-child td:nth-child(2)').textContent")
             assert shown == f"{peaks[0]:.1f}", (shown, peaks[0])
+            if arguments.screenshots:
+                browser.screenshot(os.path.join(arguments.screenshots, f"live-{engine_name}.png"))
 
         def wake_lock_degrades():
             # As the page asks on the stream's open (live.keepAwake): with the lock granted, refused or absent the
