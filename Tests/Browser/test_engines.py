@@ -20,7 +20,9 @@ For each: open the `griptrack web pair` URL (an HttpOnly SameSite=Strict session
 live number follow the samples, see the first effort with its float32-exact peak, ask for the Screen Wake Lock as
 the page does (granted, refused or absent: the page must carry on), start a protocol run with a real click (the
 page's AudioContext beeps and speechSynthesis cues, where the engine has them) and see it reach HANG, stop it, and
-find no JavaScript error in the console or the collector. The features each engine has are printed.
+find no JavaScript error in the console or the collector (and, by throwing one on purpose, that an error would be
+seen). Firefox also loads the page with Screen Wake Lock, Web Audio and speech removed before its scripts run, and
+the page must stream and run a protocol silently. The features each engine has are printed.
 
 The browsers and Xvfb carry GRIPTRACK_TEST_SERVER in their environment, so scripts/test-watchdog stops any left
 running.
