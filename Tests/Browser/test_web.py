@@ -15,8 +15,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,75 +22,14 @@ import traceback
 
 from playwright.sync_api import sync_playwright
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CAPTURE = "progressor-repeaters"
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
-class Daemon:
-    def __init__(self, bin_dir, directory, port, speed=2):
-        self.bin_dir = bin_dir
-        self.socket = os.path.join(directory, "griptrack.sock")
-        config = os.path.join(directory, "griptrack.toml")
-        with open(config, "w") as file:
-            file.write("[web]\nanonymous = \"none\"\n")
-        self.process = subprocess.Popen(
-            [os.path.join(bin_dir, "griptrackd"), "--config", config, "--socket", self.socket,
-             "--db", os.path.join(directory, "griptrack.db"),
-             "--replay", os.path.join(ROOT, "captures", CAPTURE + ".btsnoop"), "--speed", str(speed),
-             "--wait-for-watcher", "--web", f"127.0.0.1:{port}"],
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "griptrackd.log"), "w"))
-        self.url = f"http://127.0.0.1:{port}"
-        wait_for(lambda: self.answers(), 20, "griptrackd's web app")
-
-    def answers(self):
-        try:
-            with socket.create_connection(("127.0.0.1", int(self.url.rsplit(":", 1)[1])), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
-    def cli(self, *arguments):
-        return self.griptrack("web", *arguments)
-
-    def griptrack(self, *arguments):
-        result = subprocess.run(
-            [os.path.join(self.bin_dir, "griptrack"), *arguments, "--socket", self.socket],
-            capture_output=True, text=True, timeout=20)
-        if result.returncode != 0:
-            raise AssertionError(f"griptrack {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
-        return result.stdout
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-
+from replay_daemon import ROOT, Daemon, expected_peaks, free_port, wait_for
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
     parser.add_argument("--screenshots", default=None, help="save live.png and recording.png here")
     arguments = parser.parse_args()
-    expected = json.load(open(os.path.join(ROOT, "captures", CAPTURE + ".expected.json")))
-    expected_peaks = [effort["peak_kg"] for recording in expected["recordings"] for effort in recording["efforts"]]
+    peaks = expected_peaks()
 
     passed, failed = 0, 0
     directory = tempfile.mkdtemp(prefix="griptrack-browser-")
@@ -150,8 +87,8 @@ def main():
                 row = page.locator("#efforts tr.effort").last
                 wait_for(lambda: page.locator("#efforts tr.effort").count() > 0, 60, "an effort")
                 peak = row.get_attribute("data-peak")
-                assert float(peak) == expected_peaks[0], (peak, expected_peaks[0])
-                assert peak == repr(expected_peaks[0]), (peak, repr(expected_peaks[0]))
+                assert float(peak) == peaks[0], (peak, peaks[0])
+                assert peak == repr(peaks[0]), (peak, repr(peaks[0]))
                 if arguments.screenshots:
                     page.screenshot(path=os.path.join(shots, "live.png"))
 
