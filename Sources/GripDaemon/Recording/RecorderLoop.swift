@@ -365,7 +365,7 @@ struct RecorderLoop {
 
     private mutating func admit(startMicros: Int64?, hand: Hand?, label: String?) {
         let explicit: Bool
-        if case .admitting(.automatic) = machine.state { explicit = false } else { explicit = true }
+        if case .admitting(.automatic) = machine.state.unwrapped { explicit = false } else { explicit = true }
         let startedAt = startMicros.map(wallClock) ?? Date()
         let outcome: RecorderStateMachine.StoreOutcome
         do {
