@@ -17,6 +17,24 @@ struct RecorderLines {
         replies.post(.init(target: .watchers, line: line))
     }
 
+    /// The store refuses writes: one log line and one RECORDER event for the whole trouble (STATUS is published
+    /// first, so a client that reads the event and then asks sees the same state).
+    func storageFailed(_ trouble: StorageTrouble, heldSamples: Int) {
+        logger.error(
+            "The store refuses writes; holding the recording's samples in memory and retrying",
+            metadata: ["error": "\(trouble.problem)", "recorder.heldSamples": "\(heldSamples)"])
+        toWatchers(ProtocolMessage.recorderStorageFailed(
+            problem: trouble.problem, heldSamples: heldSamples, retrySeconds: Int(trouble.backoff.components.seconds)))
+    }
+
+    /// The store accepts writes again: one log line and one RECORDER event, after STATUS as above.
+    func storageRecovered(committedSamples: Int, droppedSamples: Int) {
+        logger.notice(
+            "The store accepts writes again; held samples committed",
+            metadata: ["recorder.committedSamples": "\(committedSamples)", "recorder.droppedSamples": "\(droppedSamples)"])
+        toWatchers(ProtocolMessage.recorderStorageRecovered(committedSamples: committedSamples, droppedSamples: droppedSamples))
+    }
+
     /// `samples`: the count STOP reports for a finished recording; `accessReason`: why a saving RECORD may store.
     func reply(
         _ client: ClientReference, _ reply: RecorderStateMachine.Reply,

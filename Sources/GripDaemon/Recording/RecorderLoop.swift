@@ -112,26 +112,16 @@ struct RecorderLoop {
             publish()
             return
         }
-        let dropped = samples.writer?.droppedCount ?? 0
         schedule.recovered()
-        logger.notice(
-            "The store accepts writes again; held samples committed",
-            metadata: ["recorder.committedSamples": "\(held)", "recorder.droppedSamples": "\(dropped)"])
-        // STATUS first: a client that reads the event and then asks must see the same state.
         publish()
-        lines.toWatchers(ProtocolMessage.recorderStorageRecovered(committedSamples: held, droppedSamples: dropped))
+        lines.storageRecovered(committedSamples: held, droppedSamples: samples.writer?.droppedCount ?? 0)
     }
 
     /// Enters the storage-trouble state (once: later failures only move the retry).
     private mutating func storageFailed(_ error: GripStoreError, now: ContinuousClock.Instant) {
         guard let trouble = schedule.commitFailed(problem: "\(error)", now: now) else { return }
-        let held = heldSampleCount
-        logger.error(
-            "The store refuses writes; holding the recording's samples in memory and retrying",
-            metadata: ["error": "\(error)", "recorder.heldSamples": "\(held)"])
-        publish()  // before the event, as above
-        lines.toWatchers(ProtocolMessage.recorderStorageFailed(
-            problem: trouble.problem, heldSamples: held, retrySeconds: Int(trouble.backoff.components.seconds)))
+        publish()
+        lines.storageFailed(trouble, heldSamples: heldSampleCount)
     }
 
     /// Samples in memory waiting for the store.
@@ -254,7 +244,9 @@ struct RecorderLoop {
             case .clientGone(let id):
                 apply(.clientGone(id: id))
             case .pro(let client, let action):
-                pro(client, action)
+                let answer = writes.pro(action, actor: Self.actor(client))
+                if answer.accessRead { publish() }
+                lines.reply(client, answer.line)
             case .refreshAccess:
                 writes.refreshAccess()
                 publish()
@@ -263,20 +255,6 @@ struct RecorderLoop {
                 publish()
             }
         }
-    }
-
-    private mutating func pro(_ client: ClientReference, _ action: ProRequest) {
-        do {
-            try writes.pro(action, actor: Self.actor(client))
-        } catch {
-            return lines.reply(client, RequestProblem(message: "\(error)").line)
-        }
-        writes.refreshAccess()
-        publish()
-        guard let access = writes.access else {
-            return lines.reply(client, RequestProblem(message: "could not read the entitlement state; see the daemon's log").line)
-        }
-        lines.reply(client, ProtocolMessage.pro(access))
     }
 
     /// Who asked, for the store's audit log.

@@ -150,19 +150,29 @@ struct StoreWrites {
 
     // MARK: - Store-writer requests
 
-    /// PRO grant or revoke (status writes nothing); the caller reads the access summary again afterwards.
-    func pro(_ action: ProRequest, actor: String) throws(GripStoreError) {
+    /// PRO status, grant or revoke: returns the reply line, and whether the access summary was read again (STATUS
+    /// then shows it), which happens unless the write failed.
+    mutating func pro(_ action: ProRequest, actor: String) -> (line: String, accessRead: Bool) {
         let now = Date()
-        switch action {
-        case .status:
-            break
-        case .grant(let note, let expires):
-            try store.grantPro(note: note, expires: expires, by: actor, now: now)
-            logger.notice("Pro granted", metadata: ["pro.actor": "\(actor)", "pro.note": "\(note ?? "")"])
-        case .revoke:
-            let removed = try store.clearManualOverride(by: actor, note: nil, at: now)
-            logger.notice("Pro revoked", metadata: ["pro.actor": "\(actor)", "pro.removed": "\(removed)"])
+        do {
+            switch action {
+            case .status:
+                break
+            case .grant(let note, let expires):
+                try store.grantPro(note: note, expires: expires, by: actor, now: now)
+                logger.notice("Pro granted", metadata: ["pro.actor": "\(actor)", "pro.note": "\(note ?? "")"])
+            case .revoke:
+                let removed = try store.clearManualOverride(by: actor, note: nil, at: now)
+                logger.notice("Pro revoked", metadata: ["pro.actor": "\(actor)", "pro.removed": "\(removed)"])
+            }
+        } catch {
+            return (RequestProblem(message: "\(error)").line, false)
         }
+        refreshAccess()
+        guard let access else {
+            return (RequestProblem(message: "could not read the entitlement state; see the daemon's log").line, true)
+        }
+        return (ProtocolMessage.pro(access), true)
     }
 
     /// DELETE or PRO import; returns the reply line. `openRecording` is being written and cannot be deleted.
