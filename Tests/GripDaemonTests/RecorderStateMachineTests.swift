@@ -109,8 +109,7 @@ struct RecorderStateMachineTests {
             .report(.started(id: Self.row13, explicit: true, hand: .right, label: "repeaters")),
         ])
         #expect(machine.state == .recording(.init(
-            startMicros: 1_000_000, explicit: true, owner: Self.alice, hand: .right, label: "repeaters",
-            row: .stored(Self.row13))))
+            startMicros: 1_000_000, kind: .explicit(Self.labelled), row: .stored(Self.row13))))
     }
 
     @Test("RECORD while the automatic recording is ending: it is saved as it ended, RECORD gets a new row")
@@ -254,6 +253,7 @@ struct RecorderStateMachineTests {
             .finish(.init(id: Self.row13, recording: nil)), .forget,
         ])
     }
+
     @Test("the RECORD's client hanging up before the consumer answered ends the recording right after it starts")
     func disconnectWhileBeginning() {
         var machine = Self.automatic()
@@ -266,7 +266,7 @@ struct RecorderStateMachineTests {
             .reply(Self.alice, .started(saving: true, id: Self.row12)),
             .report(.started(id: Self.row12, explicit: true, hand: .right, label: "repeaters")),
         ])
-        guard case .ending(_, token: 2) = machine.state else {
+        guard case .ending(_, let end, _) = machine.state, end.token == 2 else {
             Issue.record("not ending: \(machine.state)")
             return
         }
@@ -284,6 +284,10 @@ struct RecorderStateMachineTests {
             .log("Recording still open at shutdown; finishing it with the samples received"),
             .releaseHeld(through: Int64.min), .finish(.init(id: Self.row12, recording: nil)), .forget,
         ])
+        // The row's commit outcome comes next; the machine has ended beneath it.
+        let unfinished = Machine.Finished(id: Self.row12, explicit: false, efforts: 0)
+        #expect(machine.state == .committing(.init(finished: unfinished, stops: []), then: .streamEnded))
+        #expect(machine.handle(.store(.committed(Self.row12))) == [.publish, .report(.finished(unfinished))])
         #expect(machine.state == .streamEnded)
         var waiting = Machine()
         _ = waiting.handle(.record(Self.labelled, save: true))
@@ -304,5 +308,91 @@ struct RecorderStateMachineTests {
         #expect(machine.handle(.store(.commitFailed(Self.row12, "disk I/O error"))) == [
             .publish, .report(.finished(unsaved)), .reply(Self.bob, .stopped(unsaved)),
         ])
+    }
+
+    @Test("STOPs wait in the end they wait for, a RECORD in the ending it waits for; a client that leaves takes both")
+    func stopsAndDeferredLiveInTheEnding() {
+        var machine = Self.automatic()
+        let carol = ClientReference(id: 3, pid: 303, uid: 1000)
+        #expect(machine.handle(.stop(Self.bob)) == [.pipeline(.endRecording(token: 1))])
+        #expect(machine.handle(.stop(Self.alice)).isEmpty)
+        #expect(machine.handle(.record(.init(client: carol), save: true)).isEmpty)
+        #expect(machine.handle(.record(Self.labelled, save: true)) == [
+            .reply(Self.alice, .error(
+                "a recording is already in progress (explicit, started by pid 303); send STOP first")),
+        ])
+        let open = Machine.Open(startMicros: 1_000_000, kind: .automatic(holding: false), row: .stored(Self.row12))
+        #expect(machine.state == .ending(
+            open, .init(token: 1, stops: [Self.bob, Self.alice]), deferred: .init(request: .init(client: carol), save: true)))
+        #expect(machine.handle(.clientGone(id: Self.bob.id)).isEmpty)
+        #expect(machine.handle(.clientGone(id: carol.id)).isEmpty)
+        #expect(machine.state == .ending(open, .init(token: 1, stops: [Self.alice]), deferred: nil))
+        let ended = Self.recording(1_000_000, 5_000_000, [])
+        #expect(machine.handle(.segment(.recordingEnded(ended))) == [
+            .finish(.init(id: Self.row12, recording: ended)), .forget,
+        ])
+        let finished = Machine.Finished(id: Self.row12, explicit: false, efforts: 0)
+        #expect(machine.state == .committing(.init(finished: finished, stops: [Self.alice]), then: .idle))
+        #expect(machine.handle(.store(.committed(Self.row12))) == [
+            .publish, .report(.finished(finished)), .reply(Self.alice, .stopped(finished)),
+        ])
+        #expect(machine.state == .idle)
+    }
+
+    @Test("a live-only view wraps the state beside it, and outlives the automatic recording it watched")
+    func liveViewWrapsTheStateBesideIt() {
+        var machine = Self.automatic()
+        _ = machine.handle(.record(Self.labelled, save: false))
+        let stored = Machine.Open(startMicros: 1_000_000, kind: .automatic(holding: false), row: .stored(Self.row12))
+        let view = Machine.LiveView(request: Self.labelled)
+        #expect(machine.state == .viewing(view, beside: .recording(stored)))
+        let ended = Self.recording(1_000_000, 5_000_000, [])
+        #expect(machine.handle(.segment(.recordingEnded(ended))) == [
+            .finish(.init(id: Self.row12, recording: ended)), .forget,
+        ])
+        let finished = Machine.Finished(id: Self.row12, explicit: false, efforts: 0)
+        #expect(machine.state == .committing(.init(finished: finished, stops: []), then: .viewing(view, beside: .idle)))
+        #expect(machine.handle(.store(.committed(Self.row12))) == [.publish, .report(.finished(finished))])
+        #expect(machine.state == .viewing(view, beside: .idle))
+        #expect(machine.status.recording && machine.status.explicit && !machine.status.saving)
+        #expect(machine.handle(.record(.init(client: Self.bob), save: true)) == [
+            .reply(Self.bob, .error(
+                "a recording is already in progress (explicit, started by pid 101); send STOP first")),
+        ])
+    }
+
+    @Test("a RECORD whose late row is refused withdraws its recording: closed again, held back like an automatic one, unreported")
+    func withdrawnRecording() {
+        var machine = Self.automatic()
+        _ = machine.handle(.record(Self.labelled, save: true))
+        let ended = Self.recording(1_000_000, 5_000_000, [])
+        _ = machine.handle(.segment(.recordingEnded(ended)))
+        _ = machine.handle(.store(.committed(Self.row12)))
+        _ = machine.handle(.segment(.recordingStarted(startMicros: 400_000_000)))
+        #expect(machine.handle(.applied(.began(token: 1, adopted: false))) == [
+            .admit(startMicros: 400_000_000, hand: .right, label: "repeaters"),
+        ])
+        #expect(machine.handle(.store(.refused(reason: Self.reason, stored: 5))) == [
+            .pipeline(.endRecording(token: 2)), .publish, .reply(Self.alice, .refused(reason: Self.reason, stored: 5)),
+        ])
+        let withdrawn = Machine.Open(
+            startMicros: 400_000_000, kind: .withdrawn(Self.labelled, holding: false), row: .refused)
+        #expect(machine.state == .ending(withdrawn, .init(token: 2), deferred: nil))
+        #expect(machine.status.recording && !machine.status.explicit)
+        _ = machine.handle(.segment(.effortEnded(Self.effort(401_000_000, 402_000_000, peak: 20))))
+        #expect(machine.sampleRoute == .held)
+        let last = Self.recording(400_000_000, 402_000_000, [])
+        #expect(machine.handle(.segment(.recordingEnded(last))) == [
+            .releaseHeld(through: 402_000_000), .publish, .forget,
+        ])
+        #expect(machine.state == .idle)
+    }
+
+    @Test("an explicit recording never holds samples back, whatever the efforts do")
+    func explicitNeverHolds() {
+        var open = Machine.Open(startMicros: 0, kind: .explicit(Self.labelled))
+        open.hold(true)
+        #expect(open.kind == .explicit(Self.labelled))
+        #expect(!open.holding)
     }
 }

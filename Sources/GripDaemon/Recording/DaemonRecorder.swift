@@ -23,8 +23,9 @@ import ServiceLifecycle
 ///   the recording (or makes the automatic one explicit) and the reply waits for that outcome. A live-only RECORD
 ///   (`save: false`) is a view with its own summary and never touches a stored recording.
 ///
-/// Every decision is `RecorderStateMachine`'s (pure, tested with exact action lists); `RecorderLoop` is the I/O
-/// shell that carries them out. A stored recording's start date is the wall clock at the stream instant it starts;
+/// Every decision is `RecorderStateMachine`'s (pure, tested with exact action lists); `RecorderLoop` is the
+/// poll-and-dispatch shell that carries them out, with `SampleRouter` (where samples go), `CommitSchedule` (when
+/// they are committed, pure), `StoreWrites` (every other store write) and `RecorderLines` (the protocol lines). A stored recording's start date is the wall clock at the stream instant it starts;
 /// its end date is that plus its length on the stream timeline (sample µs), so a replay at any pace stores the same
 /// length.
 ///

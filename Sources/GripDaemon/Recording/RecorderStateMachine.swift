@@ -28,6 +28,11 @@ import GripStore
 ///   itself, the request is a view beside it with its own summary (samples and efforts from RECORD to STOP); that
 ///   recording stays automatic, keeps its row and ends by its own rules. Otherwise it is an explicit recording that
 ///   stores nothing (taking over an automatic recording the free plan refused).
+///
+/// **All of its state is in ``state``**: what a STOP waits for lives in the end it waits for (``End``), a RECORD that
+/// waits for a recording's end lives in ``State/ending(_:_:deferred:)``, a live-only view wraps the state beside it
+/// (``State/viewing(_:beside:)``) and a finished row awaiting its commit wraps the state that follows
+/// (``State/committing(_:then:)``). The one stored property besides it is the command token counter.
 struct RecorderStateMachine {
     /// A RECORD's fields.
     struct Request: Sendable, Equatable {
@@ -47,22 +52,70 @@ struct RecorderStateMachine {
         case failed
     }
 
+    /// What kind of recording is open: who ends it, which samples it keeps and what it reports.
+    enum Kind: Sendable, Equatable {
+        /// Opened and ended by the segmenter. `holding` after an effort ended: new samples are held back until the
+        /// segmenter says whether the recording goes on.
+        case automatic(holding: Bool)
+        /// Made explicit by a RECORD (its client, hand and label): it ends at STOP or its client's disconnect and
+        /// keeps every sample up to its end, so it never holds any back.
+        case explicit(Request)
+        /// A RECORD's recording whose own row the store refused or failed after all: the consumer is asked to close
+        /// it again, it holds samples back like an automatic one, and it ends without reports.
+        case withdrawn(Request, holding: Bool)
+    }
+
     /// The recording the segmenter has open, as the recorder follows it.
     struct Open: Sendable, Equatable {
         /// First instant (stream µs); nil while an explicit recording waits for the stream's first sample.
         var startMicros: Int64?
-        var explicit = false
-        /// The client whose RECORD made it explicit.
-        var owner: ClientReference?
-        var hand: Hand?
-        var label: String?
+        var kind: Kind
         var row = Row.none
-        /// After an effort ended (automatic only): new samples are held back until the segmenter decides.
-        var holding = false
-        /// Closed without reports (an explicit recording whose row the free plan refused after all).
-        var silent = false
 
         var id: RecordingID? { if case .stored(let id) = row { id } else { nil } }
+
+        var explicit: Bool { if case .explicit = kind { true } else { false } }
+
+        /// The RECORD it answers, if any: its client, hand and label.
+        var request: Request? {
+            switch kind {
+            case .automatic: nil
+            case .explicit(let request), .withdrawn(let request, _): request
+            }
+        }
+
+        /// New samples wait for the segmenter's decision instead of joining the recording.
+        var holding: Bool {
+            switch kind {
+            case .automatic(let holding), .withdrawn(_, let holding): holding
+            case .explicit: false
+            }
+        }
+
+        /// Starts or stops holding samples back; an explicit recording keeps them all, so it never holds.
+        mutating func hold(_ holding: Bool) {
+            switch kind {
+            case .automatic: kind = .automatic(holding: holding)
+            case .withdrawn(let request, _): kind = .withdrawn(request, holding: holding)
+            case .explicit: break
+            }
+        }
+
+        /// Nothing was stored and nobody asked for it, so its end is not reported (a refusal was reported when it
+        /// started).
+        var endsUnreported: Bool {
+            switch kind {
+            case .automatic: row == .refused || row == .failed
+            case .explicit: false
+            case .withdrawn: true
+            }
+        }
+    }
+
+    /// An end command sent to the consumer, and the STOPs answered when it has ended.
+    struct End: Sendable, Equatable {
+        var token: Int
+        var stops: [ClientReference] = []
     }
 
     /// A RECORD (saving) whose outcome the consumer has not reported yet.
@@ -74,9 +127,15 @@ struct RecorderStateMachine {
         /// The recording the consumer opened for it (its `recordingStarted` came before the outcome).
         var claimed: Open?
         /// STOP (or the client's disconnect) was sent after it: this end command follows the begin.
-        var endToken: Int?
+        var end: End?
         /// False for a live-only explicit recording (nothing open was being stored): it never gets a row.
         var save = true
+    }
+
+    /// A RECORD that arrived while a recording was ending: handled once it has ended.
+    struct Deferred: Sendable, Equatable {
+        var request: Request
+        var save: Bool
     }
 
     /// A live-only RECORD (`save: false`) while an automatic recording is being stored: a view with its own summary
@@ -85,6 +144,12 @@ struct RecorderStateMachine {
         var request: Request
         /// Efforts that ended while it was open (provisional: no false-start removal).
         var efforts: [Effort] = []
+    }
+
+    /// A finished row waiting for its commit outcome: what to report then, and the STOPs to answer.
+    struct Commit: Sendable, Equatable {
+        var finished: Finished
+        var stops: [ClientReference]
     }
 
     /// What the admission is for.
@@ -107,10 +172,46 @@ struct RecorderStateMachine {
         case recording(Open)
         /// RECORD asked the consumer to begin; `open` is the recording being followed (adopted unless it ends first).
         case beginning(Begin, open: Open?)
-        /// STOP, a disconnect or a refused late admission asked the consumer to close `open`.
-        case ending(Open, token: Int)
+        /// STOP, a disconnect or a withdrawn recording asked the consumer to close `open` (`End`); `deferred`: a
+        /// RECORD that arrived meanwhile.
+        case ending(Open, End, deferred: Deferred?)
         /// The device stream ended (a finished replay): nothing more can be recorded.
         case streamEnded
+        /// A live-only view beside the recorder's own state, which is then idle, admitting or following an
+        /// automatic recording (RECORD and STOP go to the view while it is open).
+        indirect case viewing(LiveView, beside: State)
+        /// A finished row whose commit outcome is the next input (its reports wait for it); `then` is the state the
+        /// finish left, which the outcome uncovers.
+        indirect case committing(Commit, then: State)
+
+        /// The recording being followed, in whatever state.
+        var followed: Open? {
+            switch self {
+            case .idle, .streamEnded: nil
+            case .admitting(.automatic(let open)), .admitting(.late(_, let open)): open
+            case .admitting(.request(_, let open)): open
+            case .recording(let open), .ending(let open, _, _): open
+            case .beginning(let begin, let open): open ?? begin.claimed
+            case .viewing(_, let inner), .committing(_, let inner): inner.followed
+            }
+        }
+
+        /// The open live-only view, if any.
+        var liveView: LiveView? {
+            switch self {
+            case .viewing(let view, _): view
+            case .committing(_, let inner): inner.liveView
+            default: nil
+            }
+        }
+
+        /// The recorder's own state, without a commit awaited before it or a view beside it.
+        var unwrapped: State {
+            switch self {
+            case .viewing(_, let inner), .committing(_, let inner): inner.unwrapped
+            default: self
+            }
+        }
     }
 
     enum StoreOutcome: Sendable, Equatable {
@@ -205,13 +306,8 @@ struct RecorderStateMachine {
     }
 
     private(set) var state = State.idle
-    private(set) var liveView: LiveView?
-    /// STOPs waiting for the recording to end, by end-command token.
-    private(set) var stops: [(token: Int, client: ClientReference)] = []
-    /// A finished row waiting for its commit outcome: the reports and replies to send then.
-    private var committing: (finished: Finished, stops: [ClientReference])?
-    /// A RECORD (and its `save`) that arrived while a recording was ending; handled once it has ended.
-    private var deferred: (request: Request, save: Bool)?
+    /// The next command's token. A counter rather than part of a state: it must only grow across every recording, so
+    /// an outcome of an old command never matches a newer one.
     private var nextToken = 1
 
     // MARK: - Queries
@@ -223,31 +319,24 @@ struct RecorderStateMachine {
     }
 
     /// The recording being followed, in whatever state.
-    var followed: Open? {
-        switch state {
-        case .idle, .streamEnded: nil
-        case .admitting(.automatic(let open)), .admitting(.late(_, let open)): open
-        case .admitting(.request(_, let open)): open
-        case .recording(let open), .ending(let open, _): open
-        case .beginning(let begin, let open): open ?? begin.claimed
+    var followed: Open? { state.followed }
+
+    /// The row of the recording being written, if any (a delete must not remove it under the writer).
+    var openRecordingID: RecordingID? {
+        switch state.unwrapped {
+        case .recording(let open), .ending(let open, _, _): open.id
+        case .beginning(_, let open): open?.id
+        default: nil
         }
     }
 
     /// STATUS "recorder" (without the refusal text, which the shell keeps).
-    /// The row of the recording being written, if any (a delete must not remove it under the writer).
-    var openRecordingID: RecordingID? {
-        switch state {
-        case .recording(let open), .ending(let open, _): open.id
-        case .beginning(_, let open): open?.id
-        case .idle, .admitting, .streamEnded: nil
-        }
-    }
-
     var status: DaemonStatus.RecorderState {
         var status = DaemonStatus.RecorderState()
         let open = followed
-        status.recording = open != nil || liveView != nil
-        status.explicit = (open?.explicit ?? false) || liveView != nil
+        let viewing = state.liveView != nil
+        status.recording = open != nil || viewing
+        status.explicit = (open?.explicit ?? false) || viewing
         status.saving = open?.id != nil
         status.id = open?.id?.rawValue
         return status
@@ -255,100 +344,115 @@ struct RecorderStateMachine {
 
     // MARK: - Transitions
 
+    /// One input's work: the actions so far, and the awaited commit and live view while ``state`` holds the
+    /// recorder's own state alone (both wrap it again when the input is handled).
+    private struct Step {
+        var actions: [Action] = []
+        var commit: Commit?
+        var view: LiveView?
+    }
+
     /// Applies one input; returns what the shell must do, in order.
     mutating func handle(_ input: Input) -> [Action] {
-        var actions: [Action] = []
-        switch input {
-        case .segment(let event): segment(event, &actions)
-        case .applied(let outcome): applied(outcome, &actions)
-        case .streamEnded: streamEnded(&actions)
-        case .record(let request, let save): record(request, save: save, &actions)
-        case .stop(let client): stop(client, &actions)
-        case .clientGone(let id): clientGone(id, &actions)
-        case .shutdown: shutdown(&actions)
-        case .store(let outcome): store(outcome, &actions)
+        var step = Step()
+        if case .committing(let commit, let then) = state {
+            step.commit = commit
+            state = then
         }
-        return actions
+        if case .viewing(let view, let beside) = state {
+            step.view = view
+            state = beside
+        }
+        switch input {
+        case .segment(let event): segment(event, &step)
+        case .applied(let outcome): applied(outcome, &step)
+        case .streamEnded: streamEnded(&step)
+        case .record(let request, let save): record(request, save: save, &step)
+        case .stop(let client): stop(client, &step)
+        case .clientGone(let id): clientGone(id, &step)
+        case .shutdown: shutdown(&step)
+        case .store(let outcome): store(outcome, &step)
+        }
+        if let view = step.view { state = .viewing(view, beside: state) }
+        if let commit = step.commit { state = .committing(commit, then: state) }
+        return step.actions
     }
 
     // MARK: Segment events
 
-    private mutating func segment(_ event: SegmentEvent, _ actions: inout [Action]) {
+    private mutating func segment(_ event: SegmentEvent, _ step: inout Step) {
         switch event {
         case .recordingStarted(let start):
-            recordingStarted(start, &actions)
+            recordingStarted(start, &step)
         case .effortStarted:
-            if followed?.holding == true { actions.append(.releaseHeld(through: nil)) }
-            updateFollowed { $0.holding = false }
+            if followed?.holding == true { step.actions.append(.releaseHeld(through: nil)) }
+            updateFollowed { $0.hold(false) }
         case .effortEnded(let effort):
-            liveView?.efforts.append(effort)
+            step.view?.efforts.append(effort)
             updateFollowed { open in
-                if !open.explicit && open.startMicros != nil { open.holding = true }
+                if open.startMicros != nil { open.hold(true) }
             }
         case .recordingEnded(let recording):
-            recordingEnded(recording, &actions)
+            recordingEnded(recording, &step)
         }
     }
 
-    private mutating func recordingStarted(_ start: Int64, _ actions: inout [Action]) {
+    private mutating func recordingStarted(_ start: Int64, _ step: inout Step) {
         switch state {
         case .idle:
-            let open = Open(startMicros: start)
-            actions += [.follow(startMicros: start), .admit(startMicros: start, hand: nil, label: nil)]
-            state = .admitting(.automatic(open))
+            step.actions += [.follow(startMicros: start), .admit(startMicros: start, hand: nil, label: nil)]
+            state = .admitting(.automatic(Open(startMicros: start, kind: .automatic(holding: false))))
         case .beginning(var begin, nil) where begin.claimed == nil:
             // The recording the consumer opens for this RECORD, or one that started while it waited: either way
             // it is this RECORD's recording, stored in its row.
-            var open = Open(startMicros: start, explicit: true, owner: begin.request.client)
-            open.hand = begin.request.hand
-            open.label = begin.request.label
-            actions.append(.follow(startMicros: start))
+            var open = Open(startMicros: start, kind: .explicit(begin.request))
+            step.actions.append(.follow(startMicros: start))
             if let id = begin.row {
                 open.row = .stored(id)
-                actions.append(.attach(id))
+                step.actions.append(.attach(id))
             }
             begin.claimed = open
             state = .beginning(begin, open: nil)
         case .recording(var open) where open.startMicros == nil:
             // An explicit recording that waited for the stream's first sample.
             open.startMicros = start
-            actions.append(.follow(startMicros: start))
-            if let id = open.id { actions.append(.attach(id)) }
+            step.actions.append(.follow(startMicros: start))
+            if let id = open.id { step.actions.append(.attach(id)) }
             state = .recording(open)
-            actions.append(.publish)
-        case .ending(var open, let token) where open.startMicros == nil:
+            step.actions.append(.publish)
+        case .ending(var open, let end, let deferred) where open.startMicros == nil:
             open.startMicros = start
-            actions.append(.follow(startMicros: start))
-            if let id = open.id { actions.append(.attach(id)) }
-            state = .ending(open, token: token)
+            step.actions.append(.follow(startMicros: start))
+            if let id = open.id { step.actions.append(.attach(id)) }
+            state = .ending(open, end, deferred: deferred)
         default:
-            actions.append(.log("Recording started while another was followed"))
+            step.actions.append(.log("Recording started while another was followed"))
         }
     }
 
-    private mutating func recordingEnded(_ recording: Recording, _ actions: inout [Action]) {
+    private mutating func recordingEnded(_ recording: Recording, _ step: inout Step) {
         switch state {
         case .recording(let open):
             state = .idle
-            finish(open, recording, &actions)
-        case .ending(let open, let token):
+            finish(open, recording, &step)
+        case .ending(let open, let end, let deferred):
             state = .idle
-            finish(open, recording, answering: token, &actions)
+            finish(open, recording, answering: end.stops, &step)
+            runDeferred(deferred, &step)
         case .beginning(let begin, let open?):
             // The recording RECORD meant to take over ended first (ending race): it is saved as it ended; the
             // RECORD gets the one the consumer opens next.
             state = .beginning(begin, open: nil)
-            finish(open, recording, &actions)
+            finish(open, recording, &step)
         case .beginning(var begin, nil) where begin.claimed != nil:
             if let claimed = begin.claimed {
                 begin.claimed = nil
                 state = .beginning(begin, open: nil)
-                finish(claimed, recording, &actions)
+                finish(claimed, recording, &step)
             }
         default:
-            actions.append(.log("Recording ended that the recorder did not follow"))
+            step.actions.append(.log("Recording ended that the recorder did not follow"))
         }
-        runDeferred(&actions)
     }
 
     /// Applies `change` to the followed recording, wherever the state keeps it.
@@ -357,9 +461,9 @@ struct RecorderStateMachine {
         case .recording(var open):
             change(&open)
             state = .recording(open)
-        case .ending(var open, let token):
+        case .ending(var open, let end, let deferred):
             change(&open)
-            state = .ending(open, token: token)
+            state = .ending(open, end, deferred: deferred)
         case .beginning(let begin, var open?):
             change(&open)
             state = .beginning(begin, open: open)
@@ -372,14 +476,14 @@ struct RecorderStateMachine {
         case .admitting(.automatic(var open)):
             change(&open)
             state = .admitting(.automatic(open))
-        case .idle, .admitting, .streamEnded:
+        case .idle, .admitting, .streamEnded, .viewing, .committing:
             break
         }
     }
 
     // MARK: Command outcomes
 
-    private mutating func applied(_ outcome: PipelineCommandOutcome, _ actions: inout [Action]) {
+    private mutating func applied(_ outcome: PipelineCommandOutcome, _ step: inout Step) {
         switch outcome {
         case .began(let token, let adopted):
             guard case .beginning(let begin, let followedOpen) = state, begin.token == token else { return }
@@ -392,59 +496,62 @@ struct RecorderStateMachine {
                 adoptedOpen = true
             } else {
                 // Opens with the stream's first sample (none has arrived yet).
-                open = Open(startMicros: nil)
+                open = Open(startMicros: nil, kind: .explicit(begin.request))
                 if let id = begin.row { open.row = .stored(id) }
             }
-            open.explicit = true
-            open.owner = begin.request.client
-            if let hand = begin.request.hand { open.hand = hand }
-            if let label = begin.request.label { open.label = label }
             if open.holding {
                 // Explicit recordings keep everything up to their end.
-                actions.append(.releaseHeld(through: nil))
-                open.holding = false
+                step.actions.append(.releaseHeld(through: nil))
             }
+            open.kind = .explicit(begin.request)
             if adoptedOpen, let extra = begin.row, extra != open.id {
                 if open.id == nil {
                     open.row = .stored(extra)
-                    actions.append(.attach(extra))
+                    step.actions.append(.attach(extra))
                 } else {
-                    actions.append(.discardRow(extra))
+                    step.actions.append(.discardRow(extra))
                 }
             }
             if open.id == nil && begin.save {
                 // Its own row: the recording it meant to take over was refused, failed or ended first.
-                actions.append(.admit(startMicros: open.startMicros, hand: open.hand, label: open.label))
+                step.actions.append(.admit(startMicros: open.startMicros, hand: begin.request.hand, label: begin.request.label))
                 state = .admitting(.late(begin, open: open))
                 return
             }
             if adoptedOpen, let id = open.id, begin.request.hand != nil || begin.request.label != nil {
-                actions.append(.describe(id, hand: begin.request.hand, label: begin.request.label))
+                step.actions.append(.describe(id, hand: begin.request.hand, label: begin.request.label))
             }
-            started(open, begin, &actions)
+            started(open, begin, &step)
         case .ended(let token):
-            if case .ending(let open, let ending) = state, ending == token {
+            switch state {
+            case .ending(let open, let end, let deferred) where end.token == token:
                 // The consumer's closing events come before this outcome, so nothing closed it: it had no sample
                 // yet (or the feed lost its end). Finish it as it is.
                 state = .idle
-                finish(open, nil, answering: token, &actions)
-                runDeferred(&actions)
+                finish(open, nil, answering: end.stops, &step)
+                runDeferred(deferred, &step)
+            case .beginning(var begin, let open) where begin.end?.token == token:
+                // The consumer ended nothing this RECORD began: its STOPs are answered that nothing is recording.
+                for client in begin.end?.stops ?? [] {
+                    step.actions.append(.reply(client, .error("no recording in progress")))
+                }
+                begin.end?.stops.removeAll()
+                state = .beginning(begin, open: open)
+            default:
+                break
             }
-            let unanswered = stops.filter { $0.token == token }
-            stops.removeAll { $0.token == token }
-            for stop in unanswered { actions.append(.reply(stop.client, .error("no recording in progress"))) }
         }
     }
 
     /// The RECORD's recording is settled: reply, report, and follow an end that was asked for meanwhile.
-    private mutating func started(_ open: Open, _ begin: Begin, _ actions: inout [Action]) {
-        actions += [
+    private mutating func started(_ open: Open, _ begin: Begin, _ step: inout Step) {
+        step.actions += [
             .publish,
             .reply(begin.request.client, .started(saving: open.id != nil, id: open.id)),
-            .report(.started(id: open.id, explicit: true, hand: open.hand, label: open.label)),
+            .report(.started(id: open.id, explicit: true, hand: begin.request.hand, label: begin.request.label)),
         ]
-        if let endToken = begin.endToken {
-            state = .ending(open, token: endToken)
+        if let end = begin.end {
+            state = .ending(open, end, deferred: nil)
         } else {
             state = .recording(open)
         }
@@ -452,24 +559,26 @@ struct RecorderStateMachine {
 
     // MARK: Requests
 
-    private mutating func record(_ request: Request, save: Bool, _ actions: inout [Action]) {
+    private mutating func record(_ request: Request, save: Bool, _ step: inout Step) {
         if case .streamEnded = state {
-            return actions.append(.reply(request.client, .error(
+            return step.actions.append(.reply(request.client, .error(
                 "no device stream: the replay has ended, so there is nothing to record")))
         }
-        if let view = liveView {
-            return actions.append(.reply(request.client, .error(Self.inProgress(view.request.client))))
+        if let view = step.view {
+            return step.actions.append(.reply(request.client, .error(Self.inProgress(view.request.client))))
         }
         switch state {
         case .beginning(let begin, _):
-            return actions.append(.reply(request.client, .error(Self.inProgress(begin.request.client))))
-        case .recording(let open) where open.explicit:
-            return actions.append(.reply(request.client, .error(Self.inProgress(open.owner))))
-        case .ending:
-            if let waiting = deferred {
-                return actions.append(.reply(request.client, .error(Self.inProgress(waiting.request.client))))
+            return step.actions.append(.reply(request.client, .error(Self.inProgress(begin.request.client))))
+        case .recording(let open):
+            if case .explicit(let owner) = open.kind {
+                return step.actions.append(.reply(request.client, .error(Self.inProgress(owner.client))))
             }
-            deferred = (request, save)
+        case .ending(let open, let end, let deferred):
+            if let waiting = deferred {
+                return step.actions.append(.reply(request.client, .error(Self.inProgress(waiting.request.client))))
+            }
+            state = .ending(open, end, deferred: Deferred(request: request, save: save))
             return
         default:
             break
@@ -477,8 +586,8 @@ struct RecorderStateMachine {
         if !save, case .recording(let open) = state, open.id != nil {
             // The daemon is storing this recording by itself: a live-only request leaves it alone (same row, still
             // automatic, its own end) and watches beside it.
-            liveView = LiveView(request: request)
-            actions += [
+            step.view = LiveView(request: request)
+            step.actions += [
                 .liveView(open: true), .publish,
                 .reply(request.client, .started(saving: false, id: nil)),
                 .report(.started(id: nil, explicit: true, hand: request.hand, label: request.label)),
@@ -489,230 +598,248 @@ struct RecorderStateMachine {
             // Nothing stored is open: an explicit recording that stores nothing (the daemon stores nothing by itself
             // while it lasts); an automatic recording the free plan refused becomes it.
             let token = takeToken()
-            var begin = Begin(token: token, request: request)
-            begin.save = false
-            state = .beginning(begin, open: followed)
-            return actions.append(.pipeline(.beginRecording(token: token)))
+            state = .beginning(Begin(token: token, request: request, save: false), open: followed)
+            return step.actions.append(.pipeline(.beginRecording(token: token)))
         }
         switch state {
         case .recording(let open) where open.id != nil:
             // Take over the automatic recording and its row (if the consumer still has it open).
             let token = takeToken()
             state = .beginning(Begin(token: token, request: request), open: open)
-            actions.append(.pipeline(.beginRecording(token: token)))
+            step.actions.append(.pipeline(.beginRecording(token: token)))
         case .recording(let open):
-            actions.append(.admit(startMicros: open.startMicros, hand: request.hand, label: request.label))
+            step.actions.append(.admit(startMicros: open.startMicros, hand: request.hand, label: request.label))
             state = .admitting(.request(request, open: open))
         case .idle:
-            actions.append(.admit(startMicros: nil, hand: request.hand, label: request.label))
+            step.actions.append(.admit(startMicros: nil, hand: request.hand, label: request.label))
             state = .admitting(.request(request, open: nil))
         default:
-            actions.append(.reply(request.client, .error("the recorder is busy; send RECORD again")))
+            step.actions.append(.reply(request.client, .error("the recorder is busy; send RECORD again")))
         }
     }
 
-    private static func inProgress(_ owner: ClientReference?) -> String {
-        let by = owner.map { "started by pid \($0.pid)" } ?? "started by a client that has left"
-        return "a recording is already in progress (explicit, \(by)); send STOP first"
+    private static func inProgress(_ owner: ClientReference) -> String {
+        "a recording is already in progress (explicit, started by pid \(owner.pid)); send STOP first"
     }
 
-    private mutating func stop(_ client: ClientReference, _ actions: inout [Action]) {
-        if liveView != nil { return endLiveView(answering: [client], &actions) }
+    private mutating func stop(_ client: ClientReference, _ step: inout Step) {
+        if let view = step.view { return endLiveView(view, answering: [client], &step) }
         switch state {
         case .recording(let open):
-            let token = takeToken()
-            stops.append((token, client))
-            state = .ending(open, token: token)
-            actions.append(.pipeline(.endRecording(token: token)))
-        case .ending(_, let token):
-            stops.append((token, client))
+            var end = askToEnd(&step)
+            end.stops.append(client)
+            state = .ending(open, end, deferred: nil)
+        case .ending(let open, var end, let deferred):
+            end.stops.append(client)
+            state = .ending(open, end, deferred: deferred)
         case .beginning(var begin, let open):
-            let token = begin.endToken ?? takeToken()
-            if begin.endToken == nil { actions.append(.pipeline(.endRecording(token: token))) }
-            begin.endToken = token
-            stops.append((token, client))
+            var end = begin.end ?? askToEnd(&step)
+            end.stops.append(client)
+            begin.end = end
             state = .beginning(begin, open: open)
         default:
-            actions.append(.reply(client, .error("no recording in progress")))
+            step.actions.append(.reply(client, .error("no recording in progress")))
         }
     }
 
-    private mutating func clientGone(_ id: Int, _ actions: inout [Action]) {
-        stops.removeAll { $0.client.id == id }
-        if deferred?.request.client.id == id { deferred = nil }
-        if let view = liveView, view.request.client.id == id {
-            actions.append(.log("Live-only recording stopped: its client disconnected"))
-            endLiveView(answering: [], &actions)
+    private mutating func clientGone(_ id: Int, _ step: inout Step) {
+        forgetRequests(of: id)
+        if let view = step.view, view.request.client.id == id {
+            step.actions.append(.log("Live-only recording stopped: its client disconnected"))
+            endLiveView(view, answering: [], &step)
         }
         switch state {
-        case .recording(let open) where open.explicit && open.owner?.id == id:
-            let token = takeToken()
-            state = .ending(open, token: token)
-            actions += [.log("Recording stopped: its client disconnected"), .pipeline(.endRecording(token: token))]
-        case .beginning(var begin, let open) where begin.request.client.id == id && begin.endToken == nil:
-            let token = takeToken()
-            begin.endToken = token
+        case .recording(let open) where open.request?.client.id == id && open.explicit:
+            step.actions.append(.log("Recording stopped: its client disconnected"))
+            let end = askToEnd(&step)
+            state = .ending(open, end, deferred: nil)
+        case .beginning(var begin, let open) where begin.request.client.id == id && begin.end == nil:
+            step.actions.append(.log("Recording stopped: its client disconnected"))
+            begin.end = askToEnd(&step)
             state = .beginning(begin, open: open)
-            actions += [.log("Recording stopped: its client disconnected"), .pipeline(.endRecording(token: token))]
         default:
             break
         }
     }
 
-    private mutating func streamEnded(_ actions: inout [Action]) {
-        closeEverything(because: "the device stream ended before the recording started", &actions)
-        state = .streamEnded
-        actions.append(.publish)
+    /// A client that left is answered nothing: its STOPs and the RECORD it left waiting are dropped.
+    private mutating func forgetRequests(of id: Int) {
+        switch state {
+        case .ending(let open, var end, var deferred):
+            end.stops.removeAll { $0.id == id }
+            if deferred?.request.client.id == id { deferred = nil }
+            state = .ending(open, end, deferred: deferred)
+        case .beginning(var begin, let open):
+            begin.end?.stops.removeAll { $0.id == id }
+            state = .beginning(begin, open: open)
+        default:
+            break
+        }
     }
 
-    private mutating func shutdown(_ actions: inout [Action]) {
-        if followed != nil { actions.append(.log("Recording still open at shutdown; finishing it with the samples received")) }
-        closeEverything(because: "the daemon is shutting down", &actions)
+    /// Asks the consumer to close its recording: a new end command, with no STOP waiting yet.
+    private mutating func askToEnd(_ step: inout Step) -> End {
+        let end = End(token: takeToken())
+        step.actions.append(.pipeline(.endRecording(token: end.token)))
+        return end
+    }
+
+    private mutating func streamEnded(_ step: inout Step) {
+        closeEverything(because: "the device stream ended before the recording started", &step)
+        state = .streamEnded
+        step.actions.append(.publish)
+    }
+
+    private mutating func shutdown(_ step: inout Step) {
+        if followed != nil {
+            step.actions.append(.log("Recording still open at shutdown; finishing it with the samples received"))
+        }
+        closeEverything(because: "the daemon is shutting down", &step)
         state = .streamEnded
     }
 
     /// The stream is over: finishes what is open, answers what waits.
-    private mutating func closeEverything(because reason: String, _ actions: inout [Action]) {
+    private mutating func closeEverything(because reason: String, _ step: inout Step) {
         let previous = state
         state = .idle
+        var deferred: Deferred?
+        var unansweredStops: [ClientReference] = []
         switch previous {
         case .recording(let open):
-            finish(open, nil, &actions)
-        case .ending(let open, let token):
-            finish(open, nil, answering: token, &actions)
+            finish(open, nil, &step)
+        case .ending(let open, let end, let waiting):
+            finish(open, nil, answering: end.stops, &step)
+            deferred = waiting
         case .beginning(let begin, let open):
-            if let open = open ?? begin.claimed { finish(open, nil, &actions) }
-            if let id = begin.row, begin.claimed == nil { actions.append(.discardRow(id)) }
-            actions.append(.reply(begin.request.client, .error("no recording started: \(reason)")))
-        case .admitting, .idle, .streamEnded:
+            if let open = open ?? begin.claimed { finish(open, nil, &step) }
+            if let id = begin.row, begin.claimed == nil { step.actions.append(.discardRow(id)) }
+            step.actions.append(.reply(begin.request.client, .error("no recording started: \(reason)")))
+            unansweredStops = begin.end?.stops ?? []
+        default:
             break
         }
-        if liveView != nil { endLiveView(answering: [], &actions) }
-        if let waiting = deferred {
-            deferred = nil
-            actions.append(.reply(waiting.request.client, .error("no recording started: \(reason)")))
+        if let view = step.view { endLiveView(view, answering: [], &step) }
+        if let deferred {
+            step.actions.append(.reply(deferred.request.client, .error("no recording started: \(reason)")))
         }
-        for stop in stops { actions.append(.reply(stop.client, .error("no recording in progress"))) }
-        stops.removeAll()
+        for client in unansweredStops { step.actions.append(.reply(client, .error("no recording in progress"))) }
     }
 
     // MARK: Store outcomes
 
-    private mutating func store(_ outcome: StoreOutcome, _ actions: inout [Action]) {
+    private mutating func store(_ outcome: StoreOutcome, _ step: inout Step) {
         switch outcome {
         case .committed, .commitFailed:
-            guard let (finished, waiting) = committing else { return }
-            committing = nil
-            var reported = finished
+            guard let commit = step.commit else { return }
+            step.commit = nil
+            var reported = commit.finished
             if case .commitFailed = outcome { reported.id = nil }
-            report(reported, to: waiting, &actions)
+            report(reported, to: commit.stops, &step)
             return
         case .started, .refused, .failed:
             break
         }
         guard case .admitting(let admission) = state else {
-            if case .started(let id) = outcome { actions.append(.discardRow(id)) }
+            if case .started(let id) = outcome { step.actions.append(.discardRow(id)) }
             return
         }
         switch (admission, outcome) {
         case (.automatic(var open), .started(let id)):
             open.row = .stored(id)
             state = .recording(open)
-            actions += [.attach(id), .publish, .report(.started(id: id, explicit: false, hand: nil, label: nil))]
+            step.actions += [.attach(id), .publish, .report(.started(id: id, explicit: false, hand: nil, label: nil))]
         case (.automatic(var open), .refused(let reason, _)):
             open.row = .refused
             state = .recording(open)
-            actions += [.publish, .report(.refused(explicit: false, reason: reason))]
+            step.actions += [.publish, .report(.refused(explicit: false, reason: reason))]
         case (.automatic(var open), _):
             open.row = .failed
             state = .recording(open)
-            actions.append(.publish)
+            step.actions.append(.publish)
 
         case (.request(let request, let open), .started(let id)):
             let token = takeToken()
             state = .beginning(Begin(token: token, request: request, row: id), open: open)
-            actions.append(.pipeline(.beginRecording(token: token)))
+            step.actions.append(.pipeline(.beginRecording(token: token)))
         case (.request(let request, let open), .refused(let reason, let stored)):
             state = open.map { .recording($0) } ?? .idle
-            actions += [.publish, .reply(request.client, .refused(reason: reason, stored: stored))]
+            step.actions += [.publish, .reply(request.client, .refused(reason: reason, stored: stored))]
         case (.request(let request, let open), _):
             state = open.map { .recording($0) } ?? .idle
-            if case .failed(let message) = outcome { actions.append(.reply(request.client, .error(message))) }
+            if case .failed(let message) = outcome { step.actions.append(.reply(request.client, .error(message))) }
 
         case (.late(let begin, var open), .started(let id)):
             open.row = .stored(id)
-            actions.append(.attach(id))
-            started(open, begin, &actions)
-        case (.late(let begin, var open), .refused(let reason, let stored)):
-            // Nothing is stored and the consumer's explicit recording is closed again, without reports.
-            open.explicit = false
-            open.silent = true
-            open.row = .refused
-            let token = begin.endToken ?? takeToken()
-            if begin.endToken == nil { actions.append(.pipeline(.endRecording(token: token))) }
-            state = .ending(open, token: token)
-            actions += [.publish, .reply(begin.request.client, .refused(reason: reason, stored: stored))]
-        case (.late(let begin, var open), _):
-            open.explicit = false
-            open.silent = true
-            open.row = .failed
-            let token = begin.endToken ?? takeToken()
-            if begin.endToken == nil { actions.append(.pipeline(.endRecording(token: token))) }
-            state = .ending(open, token: token)
-            if case .failed(let message) = outcome { actions.append(.reply(begin.request.client, .error(message))) }
+            step.actions.append(.attach(id))
+            started(open, begin, &step)
+        case (.late(let begin, let open), .refused(let reason, let stored)):
+            withdraw(open, of: begin, row: .refused, &step)
+            step.actions += [.publish, .reply(begin.request.client, .refused(reason: reason, stored: stored))]
+        case (.late(let begin, let open), _):
+            withdraw(open, of: begin, row: .failed, &step)
+            if case .failed(let message) = outcome {
+                step.actions.append(.reply(begin.request.client, .error(message)))
+            }
         }
+    }
+
+    /// Nothing is stored for the RECORD after all, and the consumer's explicit recording is closed again, without
+    /// reports.
+    private mutating func withdraw(_ open: Open, of begin: Begin, row: Row, _ step: inout Step) {
+        var open = open
+        open.kind = .withdrawn(begin.request, holding: false)
+        open.row = row
+        let end = begin.end ?? askToEnd(&step)
+        state = .ending(open, end, deferred: nil)
     }
 
     // MARK: Finishing
 
-    private mutating func finish(_ open: Open, _ recording: Recording?, answering token: Int? = nil, _ actions: inout [Action]) {
-        let waiting = token.map { token in stops.filter { $0.token == token }.map(\.client) } ?? []
-        if let token { stops.removeAll { $0.token == token } }
+    private func finish(
+        _ open: Open, _ recording: Recording?, answering waiting: [ClientReference] = [], _ step: inout Step
+    ) {
         if open.holding {
             // Held samples belong to the recording up to the segmenter's end; without it, only those it confirmed.
-            actions.append(.releaseHeld(through: recording?.endMicros ?? Int64.min))
+            step.actions.append(.releaseHeld(through: recording?.endMicros ?? Int64.min))
         }
         let finished = Finished(
-            id: open.id, explicit: open.explicit, hand: open.hand, label: open.label,
+            id: open.id, explicit: open.explicit, hand: open.request?.hand, label: open.request?.label,
             efforts: recording?.efforts.count ?? 0, maxKilograms: recording?.maxKg,
             averageKilograms: recording?.averageKg)
         if let id = open.id {
-            actions.append(.finish(Finish(id: id, recording: recording)))
-            committing = (finished, waiting)
-            actions.append(.forget)
+            step.actions.append(.finish(Finish(id: id, recording: recording)))
+            step.commit = Commit(finished: finished, stops: waiting)
+            step.actions.append(.forget)
             return
         }
-        if open.silent || (open.row == .refused && !open.explicit) || (open.row == .failed && !open.explicit) {
-            // Nothing was stored and nobody asked for it: no reports (the refusal was reported when it started).
-            actions.append(.publish)
-            for client in waiting { actions.append(.reply(client, .stopped(finished))) }
+        if open.endsUnreported {
+            step.actions.append(.publish)
+            for client in waiting { step.actions.append(.reply(client, .stopped(finished))) }
         } else {
-            report(finished, to: waiting, &actions)
+            report(finished, to: waiting, &step)
         }
-        actions.append(.forget)
+        step.actions.append(.forget)
     }
 
-    private func report(_ finished: Finished, to waiting: [ClientReference], _ actions: inout [Action]) {
-        actions += [.publish, .report(.finished(finished))]
-        for client in waiting { actions.append(.reply(client, .stopped(finished))) }
+    private func report(_ finished: Finished, to waiting: [ClientReference], _ step: inout Step) {
+        step.actions += [.publish, .report(.finished(finished))]
+        for client in waiting { step.actions.append(.reply(client, .stopped(finished))) }
     }
 
-    private mutating func endLiveView(answering clients: [ClientReference], _ actions: inout [Action]) {
-        guard let view = liveView else { return }
-        liveView = nil
+    private func endLiveView(_ view: LiveView, answering clients: [ClientReference], _ step: inout Step) {
+        step.view = nil
         let scored = Recording(startMicros: 0, endMicros: 0, efforts: view.efforts, falseStartsDropped: 0)
         let finished = Finished(
             id: nil, explicit: true, hand: view.request.hand, label: view.request.label, efforts: view.efforts.count,
             maxKilograms: scored.maxKg, averageKilograms: scored.averageKg, liveView: true)
-        actions.append(.liveView(open: false))
-        report(finished, to: clients, &actions)
+        step.actions.append(.liveView(open: false))
+        report(finished, to: clients, &step)
     }
 
     /// A RECORD that waited for the previous recording to end.
-    private mutating func runDeferred(_ actions: inout [Action]) {
-        guard case .idle = state, let waiting = deferred else { return }
-        deferred = nil
-        record(waiting.request, save: waiting.save, &actions)
+    private mutating func runDeferred(_ deferred: Deferred?, _ step: inout Step) {
+        guard case .idle = state, let deferred else { return }
+        record(deferred.request, save: deferred.save, &step)
     }
 
     private mutating func takeToken() -> Int {
