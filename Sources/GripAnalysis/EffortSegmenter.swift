@@ -57,16 +57,39 @@ public struct EffortSegmenter: Sendable {
     /// Whether a recording is open.
     public var isRecording: Bool { recording != nil }
 
+    /// Where the segmenter is in the stream, with what it knows there.
     private enum Phase: Sendable {
         /// Below the on-level; samples feed the baseline.
         case idle
         /// Inside an effort candidate; the baseline is frozen.
-        case effort
+        case effort(EffortCandidate)
         /// The stream started loaded: an effort under way or a pre-load, not yet known. Samples are kept in
-        /// `trace` and nothing is emitted (see ``OpeningLoad``).
-        case opening
+        /// `trace` and nothing is emitted.
+        case opening(EffortCandidate, OpeningLoad)
         /// An effort was force-closed (explicit stop); no new effort until force falls below the off-level.
         case waitingForRelease
+
+        /// The effort under way (known or not yet known to be one).
+        var candidate: EffortCandidate? {
+            switch self {
+            case .effort(let candidate), .opening(let candidate, _): candidate
+            case .idle, .waitingForRelease: nil
+            }
+        }
+    }
+
+    /// An effort candidate from its on-crossing (or the stream's loaded start) until it ends. Its samples are in
+    /// `trace`, a buffer the segmenter keeps and reuses across candidates so that a sample never allocates.
+    private struct EffortCandidate: Sendable {
+        /// Interpolated on-crossing, or the first sample when the rise was not seen (stream µs).
+        var startMicros: Int64
+        /// The baseline, frozen for the candidate (kg).
+        var baselineKg: Float
+        var peakKg: Float
+        /// `effortStarted` was emitted (the candidate was accepted while it lasted).
+        var announced = false
+        /// The effort's rise was not seen (the stream started or resumed above the on-level).
+        var openStart: Bool
     }
 
     private struct OpenRecording: Sendable {
@@ -74,7 +97,7 @@ public struct EffortSegmenter: Sendable {
         var explicit: Bool
     }
 
-    /// What is known of a stream that started loaded (valid while `phase == .opening`).
+    /// What is known of a stream that started loaded.
     private struct OpeningLoad: Sendable {
         /// Lowest force of the stream so far (kg).
         var lowestKg: Float
@@ -85,7 +108,6 @@ public struct EffortSegmenter: Sendable {
     }
 
     private var phase = Phase.idle
-    private var opening = OpeningLoad(lowestKg: 0, restRunStart: 0, restRunLowest: 0, restRunHighest: 0)
     private var history: IdleHistory
     /// Time of the first sample of the current idle run (stream µs); `nil` outside one.
     private var idleRunStart: Int64? = nil
@@ -94,15 +116,8 @@ public struct EffortSegmenter: Sendable {
     /// Time of the last accepted sample (stream µs), across interruptions; orders input.
     private var lastMicros: Int64? = nil
 
-    // The effort candidate (valid while `phase == .effort`).
-    /// Rising edge + effort samples + the first sample after the off-crossing.
+    /// The candidate's samples: rising edge + effort samples + the first sample after the off-crossing.
     private var trace: [ForceSample]
-    private var effortStart: Int64 = 0
-    private var effortBaseline: Float = 0
-    private var effortPeak: Float = 0
-    private var effortAnnounced = false
-    /// The effort's rise was not seen (the stream started or resumed above the on-level).
-    private var effortOpenStart = false
 
     // The recording.
     private var recording: OpenRecording? = nil
@@ -178,23 +193,25 @@ public struct EffortSegmenter: Sendable {
             } else {
                 appendIdle(sample)
             }
-        case .effort:
+        case .effort(var candidate):
             trace.append(sample)
-            if Double(kilograms) < Double(effortBaseline) + Double(settings.offAboveBaseline) {
-                endEffort(fallingAt: sample, emit: emit)
+            if Double(kilograms) < Double(candidate.baselineKg) + Double(settings.offAboveBaseline) {
+                endEffort(candidate, fallingAt: sample, emit: emit)
             } else {
-                if kilograms > effortPeak { effortPeak = kilograms }
-                announceIfAccepted(now: sample.micros, emit: emit)
+                if kilograms > candidate.peakKg { candidate.peakKg = kilograms }
+                announceIfAccepted(&candidate, now: sample.micros, emit: emit)
+                phase = .effort(candidate)
             }
-        case .opening:
+        case .opening(var candidate, var opening):
             trace.append(sample)
-            if Double(kilograms) < Double(effortBaseline) + Double(settings.offAboveBaseline) {
+            if Double(kilograms) < Double(candidate.baselineKg) + Double(settings.offAboveBaseline) {
                 // Force fell to rest below the starting load: that load was an effort under way.
-                endEffort(fallingAt: sample, emit: emit)
-            } else if let restKg = restLevel(after: sample) {
+                endEffort(candidate, fallingAt: sample, emit: emit)
+            } else if let restKg = restLevel(after: sample, &opening) {
                 resolveAsPreload(restKg: restKg, emit: emit)
-            } else if kilograms > effortPeak {
-                effortPeak = kilograms
+            } else {
+                if kilograms > candidate.peakKg { candidate.peakKg = kilograms }
+                phase = .opening(candidate, opening)
             }
         case .waitingForRelease:
             let baseline = baselineKg ?? kilograms
@@ -216,8 +233,8 @@ public struct EffortSegmenter: Sendable {
     /// - Parameter emit: Receives `effortEnded` (and `recordingStarted`/`effortStarted` if the cut effort is only
     ///   now accepted).
     public mutating func interruption(emit: (SegmentEvent) -> Void) {
-        if phase == .effort || phase == .opening {
-            closeEffort(endMicros: last?.micros ?? effortStart, open: true, emit: emit)
+        if let candidate = phase.candidate {
+            closeEffort(candidate, endMicros: last?.micros ?? candidate.startMicros, open: true, emit: emit)
         }
         phase = .idle
         last = nil
@@ -265,8 +282,8 @@ public struct EffortSegmenter: Sendable {
     /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
     public mutating func endRecording(emit: (SegmentEvent) -> Void) {
         guard recording != nil else { return }
-        if phase == .effort || phase == .opening {
-            closeEffort(endMicros: last?.micros ?? effortStart, open: true, emit: emit)
+        if let candidate = phase.candidate {
+            closeEffort(candidate, endMicros: last?.micros ?? candidate.startMicros, open: true, emit: emit)
             phase = .waitingForRelease
             idleRunStart = nil
         }
@@ -305,20 +322,18 @@ public struct EffortSegmenter: Sendable {
     private mutating func beginOpening(at sample: ForceSample) {
         trace.removeAll(keepingCapacity: true)
         trace.append(sample)
-        effortBaseline = settings.baselinePriorKg
-        effortStart = sample.micros
-        effortPeak = sample.kilograms
-        effortAnnounced = false
-        effortOpenStart = true
-        opening = OpeningLoad(
-            lowestKg: sample.kilograms, restRunStart: sample.micros, restRunLowest: sample.kilograms,
-            restRunHighest: sample.kilograms)
-        phase = .opening
+        phase = .opening(
+            EffortCandidate(
+                startMicros: sample.micros, baselineKg: settings.baselinePriorKg, peakKg: sample.kilograms,
+                openStart: true),
+            OpeningLoad(
+                lowestKg: sample.kilograms, restRunStart: sample.micros, restRunLowest: sample.kilograms,
+                restRunHighest: sample.kilograms))
     }
 
     /// The level the stream rests at, once the samples up to `sample` show it: within the rest band for the
     /// rest-evidence time, at the lowest level seen; `nil` while there is no such evidence.
-    private mutating func restLevel(after sample: ForceSample) -> Float? {
+    private func restLevel(after sample: ForceSample, _ opening: inout OpeningLoad) -> Float? {
         let kg = sample.kilograms
         opening.lowestKg = Swift.min(opening.lowestKg, kg)
         let low = Swift.min(opening.restRunLowest, kg)
@@ -346,7 +361,6 @@ public struct EffortSegmenter: Sendable {
         phase = .idle
         last = nil
         idleRunStart = nil
-        effortOpenStart = false
         history.removeAll()
         for sample in kept { segment(sample, emit: emit) }
     }
@@ -355,23 +369,21 @@ public struct EffortSegmenter: Sendable {
 
     private mutating func beginEffort(at sample: ForceSample, baseline: Float, emit: (SegmentEvent) -> Void) {
         trace.removeAll(keepingCapacity: true)
-        effortBaseline = baseline
-        effortPeak = sample.kilograms
-        effortAnnounced = false
+        var candidate: EffortCandidate
         if let previous = last {
             let onLevel = Double(baseline) + Double(settings.onAboveBaseline)
-            effortStart = Self.crossingTime(from: previous, to: sample, level: onLevel)
-            effortOpenStart = false
-            appendRisingEdge(before: effortStart, baseline: baseline)
+            let start = Self.crossingTime(from: previous, to: sample, level: onLevel)
+            candidate = EffortCandidate(startMicros: start, baselineKg: baseline, peakKg: sample.kilograms, openStart: false)
+            appendRisingEdge(before: start, baseline: baseline)
         } else {
             // Resumed (or started) above the on-level: the rise was not seen.
-            effortStart = sample.micros
-            effortOpenStart = true
+            candidate = EffortCandidate(
+                startMicros: sample.micros, baselineKg: baseline, peakKg: sample.kilograms, openStart: true)
         }
         trace.append(sample)
         idleRunStart = nil
-        phase = .effort
-        announceIfAccepted(now: sample.micros, emit: emit)
+        announceIfAccepted(&candidate, now: sample.micros, emit: emit)
+        phase = .effort(candidate)
     }
 
     /// Copies the rising edge from the idle history into `trace`, oldest first.
@@ -394,22 +406,25 @@ public struct EffortSegmenter: Sendable {
     }
 
     /// Accepts the candidate as soon as it has lasted the minimum duration and reached the minimum peak.
-    private mutating func announceIfAccepted(now: Int64, emit: (SegmentEvent) -> Void) {
-        guard !effortAnnounced, isAcceptable(endMicros: now) else { return }
-        announce(emit: emit)
+    private mutating func announceIfAccepted(
+        _ candidate: inout EffortCandidate, now: Int64, emit: (SegmentEvent) -> Void
+    ) {
+        guard !candidate.announced, isAcceptable(candidate, endMicros: now) else { return }
+        announce(&candidate, emit: emit)
     }
 
-    private func isAcceptable(endMicros: Int64) -> Bool {
-        let duration = endMicros.saturatingSubtracting(effortStart)
-        let peakAbove = Double(effortPeak) - Double(effortBaseline)
+    private func isAcceptable(_ candidate: EffortCandidate, endMicros: Int64) -> Bool {
+        let duration = endMicros.saturatingSubtracting(candidate.startMicros)
+        let peakAbove = Double(candidate.peakKg) - Double(candidate.baselineKg)
         return (duration >= settings.minimumDurationMicros
             && peakAbove >= Double(settings.minimumPeakAboveBaseline))
             || (duration >= settings.shortEffortMinimumDurationMicros
                 && peakAbove >= Double(settings.shortEffortMinimumPeakAboveBaseline))
     }
 
-    private mutating func announce(emit: (SegmentEvent) -> Void) {
-        effortAnnounced = true
+    private mutating func announce(_ candidate: inout EffortCandidate, emit: (SegmentEvent) -> Void) {
+        candidate.announced = true
+        let effortStart = candidate.startMicros
         if recording == nil {
             let floor = recordingFloor ?? effortStart
             let start = Swift.min(
@@ -422,26 +437,29 @@ public struct EffortSegmenter: Sendable {
 
     /// Force fell below the off-level at `sample` (already in `trace`): the effort ends at the interpolated
     /// crossing and the sample starts an idle run.
-    private mutating func endEffort(fallingAt sample: ForceSample, emit: (SegmentEvent) -> Void) {
-        let offLevel = Double(effortBaseline) + Double(settings.offAboveBaseline)
+    private mutating func endEffort(
+        _ candidate: EffortCandidate, fallingAt sample: ForceSample, emit: (SegmentEvent) -> Void
+    ) {
+        let offLevel = Double(candidate.baselineKg) + Double(settings.offAboveBaseline)
         let end = last.map { Self.crossingTime(from: $0, to: sample, level: offLevel) } ?? sample.micros
-        closeEffort(endMicros: end, open: false, emit: emit)
+        closeEffort(candidate, endMicros: end, open: false, emit: emit)
         phase = .idle
         appendIdle(sample)
     }
 
-    private mutating func closeEffort(endMicros: Int64, open: Bool, emit: (SegmentEvent) -> Void) {
-        defer {
-            trace.removeAll(keepingCapacity: true)
-            effortAnnounced = false
-        }
-        let end = Swift.max(endMicros, effortStart)
-        guard effortAnnounced || isAcceptable(endMicros: end) else { return }
-        guard let metrics = EffortMetrics(trace: trace, startMicros: effortStart, endMicros: end) else { return }
-        if !effortAnnounced { announce(emit: emit) }
+    /// Ends `candidate` (the caller leaves its phase next): an effort when it is acceptable, nothing otherwise.
+    private mutating func closeEffort(
+        _ candidate: EffortCandidate, endMicros: Int64, open: Bool, emit: (SegmentEvent) -> Void
+    ) {
+        defer { trace.removeAll(keepingCapacity: true) }
+        var candidate = candidate
+        let end = Swift.max(endMicros, candidate.startMicros)
+        guard candidate.announced || isAcceptable(candidate, endMicros: end) else { return }
+        guard let metrics = EffortMetrics(trace: trace, startMicros: candidate.startMicros, endMicros: end) else { return }
+        if !candidate.announced { announce(&candidate, emit: emit) }
         let effort = Effort(
-            metrics: metrics, startMicros: effortStart, endMicros: end, baselineKg: effortBaseline,
-            openStart: effortOpenStart, open: open)
+            metrics: metrics, startMicros: candidate.startMicros, endMicros: end, baselineKg: candidate.baselineKg,
+            openStart: candidate.openStart, open: open)
         recordingEfforts.append(effort)
         lastEffortEnd = end
         firstSampleAfterProspectiveEnd = nil
@@ -455,7 +473,7 @@ public struct EffortSegmenter: Sendable {
         let deadline = lastEffortEnd.saturatingAdding(settings.sessionGapMicros)
         guard now >= deadline else { return }
         // An effort that started within the gap still belongs to this recording.
-        if phase == .effort, effortStart < deadline { return }
+        if case .effort(let candidate) = phase, candidate.startMicros < deadline { return }
         closeRecording(emit: emit)
     }
 
