@@ -55,7 +55,7 @@ public struct EffortSegmenter: Sendable {
     /// Samples skipped because their force was not finite or their time was older than the previous sample.
     public private(set) var rejectedSamples = 0
     /// Whether a recording is open.
-    public var isRecording: Bool { recording != nil }
+    public var isRecording: Bool { recordings.isOpen }
 
     /// Where the segmenter is in the stream, with what it knows there.
     private enum Phase: Sendable {
@@ -92,11 +92,6 @@ public struct EffortSegmenter: Sendable {
         var openStart: Bool
     }
 
-    private struct OpenRecording: Sendable {
-        var startMicros: Int64
-        var explicit: Bool
-    }
-
     /// What is known of a stream that started loaded.
     private struct OpeningLoad: Sendable {
         /// Lowest force of the stream so far (kg).
@@ -119,16 +114,8 @@ public struct EffortSegmenter: Sendable {
     /// The candidate's samples: rising edge + effort samples + the first sample after the off-crossing.
     private var trace: [ForceSample]
 
-    // The recording.
-    private var recording: OpenRecording? = nil
-    /// Efforts of the open recording (live list, before false-start removal).
-    private var recordingEfforts: [Effort]
-    /// End of the open recording's last effort (stream µs).
-    private var lastEffortEnd: Int64? = nil
-    /// First sample after the open recording's prospective end (last effort end + post-roll).
-    private var firstSampleAfterProspectiveEnd: Int64? = nil
-    /// Earliest time a new recording may start: the first sample seen since the previous one ended.
-    private var recordingFloor: Int64? = nil
+    /// The efforts grouped into recordings.
+    private var recordings: RecordingGrouper
 
     /// Creates a segmenter and preallocates its buffers.
     ///
@@ -138,8 +125,7 @@ public struct EffortSegmenter: Sendable {
         history = IdleHistory(capacity: Self.idleHistoryCapacity)
         trace = []
         trace.reserveCapacity(Self.effortCapacity)
-        recordingEfforts = []
-        recordingEfforts.reserveCapacity(64)
+        recordings = RecordingGrouper(settings: settings)
     }
 
     // MARK: - Input
@@ -163,13 +149,9 @@ public struct EffortSegmenter: Sendable {
             return
         }
         lastMicros = micros
-        if let lastEffortEnd, firstSampleAfterProspectiveEnd == nil,
-            micros > lastEffortEnd.saturatingAdding(settings.postRollMicros)
-        {
-            firstSampleAfterProspectiveEnd = micros
-        }
-        closeRecordingAfterSessionGap(now: micros, emit: emit)
-        if recordingFloor == nil { recordingFloor = micros }
+        var effortUnderWayStart: Int64? = nil
+        if case .effort(let candidate) = phase { effortUnderWayStart = candidate.startMicros }
+        recordings.sampleAccepted(at: micros, effortUnderWayStart: effortUnderWayStart, emit: emit)
         segment(ForceSample(micros: micros, kilograms: kilograms), emit: emit)
     }
 
@@ -248,10 +230,10 @@ public struct EffortSegmenter: Sendable {
     /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
     public mutating func endOfStream(emit: (SegmentEvent) -> Void) {
         interruption(emit: emit)
-        closeRecording(emit: emit)
+        recordings.close(lastSampleMicros: lastMicros, emit: emit)
+        recordings.streamEnded()
         baselineKg = nil
         lastMicros = nil
-        recordingFloor = nil
     }
 
     // MARK: - Explicit recordings
@@ -265,12 +247,7 @@ public struct EffortSegmenter: Sendable {
     ///   - atMicros: Start of the recording on the stream timeline (µs), usually the last sample's time.
     ///   - emit: Receives `recordingStarted(startMicros: atMicros)`.
     public mutating func beginRecording(atMicros: Int64, emit: (SegmentEvent) -> Void) {
-        if recording != nil {
-            recording?.explicit = true
-            return
-        }
-        recording = OpenRecording(startMicros: atMicros, explicit: true)
-        emit(.recordingStarted(startMicros: atMicros))
+        recordings.beginExplicit(atMicros: atMicros, emit: emit)
     }
 
     /// Stops the open recording (explicit stop), automatic or explicit. No effect if none is open.
@@ -281,13 +258,13 @@ public struct EffortSegmenter: Sendable {
     ///
     /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
     public mutating func endRecording(emit: (SegmentEvent) -> Void) {
-        guard recording != nil else { return }
+        guard recordings.isOpen else { return }
         if let candidate = phase.candidate {
             closeEffort(candidate, endMicros: last?.micros ?? candidate.startMicros, open: true, emit: emit)
             phase = .waitingForRelease
             idleRunStart = nil
         }
-        closeRecording(emit: emit)
+        recordings.close(lastSampleMicros: lastMicros, emit: emit)
     }
 
     /// Ends the open recording if it is automatic, as ``endRecording(emit:)`` would; an explicit one stays open.
@@ -297,7 +274,7 @@ public struct EffortSegmenter: Sendable {
     ///
     /// - Parameter emit: Receives the closing events, in order (`effortEnded`, then `recordingEnded`).
     public mutating func endAutomaticRecording(emit: (SegmentEvent) -> Void) {
-        guard let recording, !recording.explicit else { return }
+        guard recordings.isAutomatic else { return }
         endRecording(emit: emit)
     }
 
@@ -424,15 +401,8 @@ public struct EffortSegmenter: Sendable {
 
     private mutating func announce(_ candidate: inout EffortCandidate, emit: (SegmentEvent) -> Void) {
         candidate.announced = true
-        let effortStart = candidate.startMicros
-        if recording == nil {
-            let floor = recordingFloor ?? effortStart
-            let start = Swift.min(
-                effortStart, Swift.max(effortStart.saturatingSubtracting(settings.preRollMicros), floor))
-            recording = OpenRecording(startMicros: start, explicit: false)
-            emit(.recordingStarted(startMicros: start))
-        }
-        emit(.effortStarted(startMicros: effortStart))
+        recordings.effortAccepted(startingAt: candidate.startMicros, emit: emit)
+        emit(.effortStarted(startMicros: candidate.startMicros))
     }
 
     /// Force fell below the off-level at `sample` (already in `trace`): the effort ends at the interpolated
@@ -460,52 +430,8 @@ public struct EffortSegmenter: Sendable {
         let effort = Effort(
             metrics: metrics, startMicros: candidate.startMicros, endMicros: end, baselineKg: candidate.baselineKg,
             openStart: candidate.openStart, open: open)
-        recordingEfforts.append(effort)
-        lastEffortEnd = end
-        firstSampleAfterProspectiveEnd = nil
+        recordings.effortEnded(effort)
         emit(.effortEnded(effort))
-    }
-
-    // MARK: - Recordings
-
-    private mutating func closeRecordingAfterSessionGap(now: Int64, emit: (SegmentEvent) -> Void) {
-        guard let recording, !recording.explicit, let lastEffortEnd else { return }
-        let deadline = lastEffortEnd.saturatingAdding(settings.sessionGapMicros)
-        guard now >= deadline else { return }
-        // An effort that started within the gap still belongs to this recording.
-        if case .effort(let candidate) = phase, candidate.startMicros < deadline { return }
-        closeRecording(emit: emit)
-    }
-
-    private mutating func closeRecording(emit: (SegmentEvent) -> Void) {
-        guard let open = recording else { return }
-        let lastSample = lastMicros ?? open.startMicros
-        var end = lastSample
-        var nextFloor: Int64? = nil
-        if !open.explicit, let lastEffortEnd {
-            end = Swift.min(lastEffortEnd.saturatingAdding(settings.postRollMicros), lastSample)
-            nextFloor = firstSampleAfterProspectiveEnd
-        }
-        end = Swift.max(end, open.startMicros)
-
-        var best = -Double.infinity
-        for effort in recordingEfforts { best = Swift.max(best, Double(effort.peakAboveBaselineKg)) }
-        let threshold = Double(settings.minimumPeakFractionOfRecordingMax) * best
-        var kept: [Effort] = []
-        kept.reserveCapacity(recordingEfforts.count)
-        for effort in recordingEfforts where !(Double(effort.peakAboveBaselineKg) < threshold) {
-            kept.append(effort)
-        }
-        let finished = Recording(
-            startMicros: open.startMicros, endMicros: end, efforts: kept,
-            falseStartsDropped: recordingEfforts.count - kept.count)
-
-        recording = nil
-        recordingEfforts.removeAll(keepingCapacity: true)
-        lastEffortEnd = nil
-        firstSampleAfterProspectiveEnd = nil
-        recordingFloor = nextFloor
-        emit(.recordingEnded(finished))
     }
 
     // MARK: - Interpolation
