@@ -89,7 +89,9 @@ struct PipelineSink: StreamSink {
         }
     }
 
-    mutating func endBatch<Profile: DeviceProfile>(_ batch: StreamBatch, processor: inout ForceStreamProcessor<Profile>) {
+    mutating func endBatch<Profile: DeviceProfile>(
+        _ batch: StreamBatch, processor: inout ForceStreamProcessor<Profile>
+    ) {
         if let control, control.hasPending {
             for command in control.take() {
                 Self.apply(command, to: &processor) { output in

@@ -6,46 +6,58 @@ import GripWire
 /// producer dropped, and returns after the batch holding `.endOfStream`.
 public enum StreamConsumer {
     /// Runs the loop until the end of the stream; `processor` holds the final counters and clock after.
-    ///
-    /// One copy per profile, and this is the one list of them: the profile is chosen at run time, so the generic
-    /// body asked the runtime for `ForceStreamProcessor<Profile>`'s metadata, a hash-table lookup, for every ring
-    /// entry (Benchmarks/README.md, "Live path: instructions per wake-up"). The copies are partial: the sink stays
-    /// generic (its type is the caller's, unknown here), so its calls go through its witness table, with no
-    /// metadata lookup either. The generic body stays, and serves a profile not listed here.
     /// - Important: HOT PATH for notifications: no allocation, lock, syscall or log (the sink keeps the same rule).
-    @_specialize(exported: false, kind: partial, where Profile == TindeqProgressor)
-    @_specialize(exported: false, kind: partial, where Profile == PitchSixForceBoard)
-    @_specialize(exported: false, kind: partial, where Profile == Entralpi)
-    @_specialize(exported: false, kind: partial, where Profile == WeightScale)
-    @_specialize(exported: false, kind: partial, where Profile == WeihengWHC06)
-    @_specialize(exported: false, kind: partial, where Profile == FrezDyno)
     public static func run<Profile: DeviceProfile, Sink: StreamSink>(
         ring: NotificationRing, processor: inout ForceStreamProcessor<Profile>, sink: inout Sink
     ) {
+        var batch = StreamBatch(ended: false, latestHostMicros: Int64.min, counters: FrameCounters())
         var knownDrops = 0
-        var latestHostMicros = Int64.min
-        var finished = false
-        while !finished {
+        while !batch.ended {
             ring.waitForData(timeoutMicros: sink.willWait())
             sink.didWake()
-            // SAFETY: `entry` (and its `value` view into the slot) is only used inside this closure, while the ring
-            // keeps the slot for the consumer.
-            _ = unsafe ring.popBatch(max: 256) { entry in
-                if unsafe entry.kind == .endOfStream { finished = true }
-                let hostMicros = unsafe entry.hostMicros
-                latestHostMicros = hostMicros
-                unsafe processor.process(
-                    kind: entry.kind, handle: entry.handle, hostMicros: hostMicros, value: entry.value
-                ) { output in sink.consume(output, hostMicros: hostMicros) }
+            processBatch(ring: ring, processor: &processor, knownDrops: &knownDrops, batch: &batch) {
+                sink.consume($0, hostMicros: $1)
             }
-            let drops = ring.dropped
-            if drops != knownDrops {
-                processor.countDropped(drops - knownDrops)
-                knownDrops = drops
-            }
-            sink.endBatch(
-                StreamBatch(ended: finished, latestHostMicros: latestHostMicros, counters: processor.counters),
-                processor: &processor)
+            sink.endBatch(batch, processor: &processor)
         }
+    }
+
+    /// Pops one batch and runs it through the processor, then counts the notifications the producer dropped.
+    ///
+    /// One copy per profile, and this is the one list of them: the profile is chosen at run time, so the generic
+    /// body asked the runtime for `ForceStreamProcessor<Profile>`'s metadata, a hash-table lookup, for every ring
+    /// entry (Benchmarks/README.md, "Live path: instructions per wake-up"). Only the profile is generic here, so
+    /// each copy is whole, down to the closures; the sink (whose type is the caller's, unknown here) is reached
+    /// through `output`, which touches nothing of the profile's. The generic body stays, and serves a profile not
+    /// listed here.
+    // HOT PATH: no allocation, lock, syscall or log
+    @_specialize(exported: false, where Profile == TindeqProgressor)
+    @_specialize(exported: false, where Profile == PitchSixForceBoard)
+    @_specialize(exported: false, where Profile == Entralpi)
+    @_specialize(exported: false, where Profile == WeightScale)
+    @_specialize(exported: false, where Profile == WeihengWHC06)
+    @_specialize(exported: false, where Profile == FrezDyno)
+    private static func processBatch<Profile: DeviceProfile>(
+        ring: NotificationRing, processor: inout ForceStreamProcessor<Profile>, knownDrops: inout Int,
+        batch: inout StreamBatch, output: (StreamOutput, _ hostMicros: Int64) -> Void
+    ) {
+        var ended = false
+        var latestHostMicros = batch.latestHostMicros
+        // SAFETY: `entry` (and its `value` view into the slot) is only used inside this closure, while the ring
+        // keeps the slot for the consumer.
+        _ = unsafe ring.popBatch(max: 256) { entry in
+            if unsafe entry.kind == .endOfStream { ended = true }
+            let hostMicros = unsafe entry.hostMicros
+            latestHostMicros = hostMicros
+            unsafe processor.process(
+                kind: entry.kind, handle: entry.handle, hostMicros: hostMicros, value: entry.value
+            ) { output($0, hostMicros) }
+        }
+        let drops = ring.dropped
+        if drops != knownDrops {
+            processor.countDropped(drops - knownDrops)
+            knownDrops = drops
+        }
+        batch = StreamBatch(ended: ended, latestHostMicros: latestHostMicros, counters: processor.counters)
     }
 }
