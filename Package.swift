@@ -67,6 +67,9 @@ var package = Package(
             dependencies: ["GripWire", "GripAnalysis", "GripSystem", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: strictSwift + [.strictMemorySafety()]
         ),
+        // `griptrack replay`'s report and its JSON: a sink of the consumer loop, off the hot-path module (docs/design.md,
+        // "Module map"). Used by the CLI and the replay tests.
+        .target(name: "GripReplay", dependencies: ["GripWire", "GripAnalysis", "GripStream"], swiftSettings: strictSwift),
         // libdbus-1 (modulemap + shim.h); only GripBlueZ imports it.
         .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // recvmmsg(2), which Swift's Glibc module leaves out; only GripBlueZ's datagram receiver calls it.
@@ -160,6 +163,8 @@ var package = Package(
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripSimulator", "GripStore", "GripEntitlements", "GripConfig",
                 "GripProtocol", "GripSystem",
+                // replay: the report and its JSON.
+                "GripReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // record/devices/status: the daemon client, the in-process daemon (--replay, --direct), BlueZ.
                 "GripDaemon", "GripBlueZ", .product(name: "Logging", package: "swift-log"),
@@ -268,12 +273,15 @@ var package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "GripDaemonTests",
-            dependencies: ["GripDaemon", "GripEntitlements", "GripStream", "GripSync", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["GripDaemon", "GripEntitlements", "GripStream", "GripReplay", "GripSync", "GripBlueZ", "GripTestSupport", .product(name: "Logging", package: "swift-log"),
                            "GripStore", "GripAnalysis", "GripConfig", "GripProtocol", "GripSystem"],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "GripBlueZTests", dependencies: ["GripBlueZ", "GripTestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "GripStreamTests", dependencies: ["GripStream", "GripTestSupport", "RingStress"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "GripReplayTests", dependencies: ["GripReplay", "GripStream", "GripWire", "GripSimulator", "GripTestSupport"],
+            swiftSettings: strictSwift),
         // The ring's two-thread stress scenarios, shared by GripStreamTests and `ring-stress`, which `scripts/test` builds
         // alone under ThreadSanitizer (a TSan build of the whole package took most of CI's time).
         .target(name: "RingStress", dependencies: ["GripStream"], path: "Tests/RingStress", swiftSettings: strictSwift),

@@ -4,6 +4,7 @@ import GripAnalysis
 import GripDaemon
 import GripEntitlements
 import GripStore
+import GripReplay
 import GripStream
 import GripTestSupport
 import Testing
@@ -45,7 +46,7 @@ struct RecorderTests {
     static func passiveRecording() throws -> (recording: Recording, samples: [StoredSample]) {
         var all: [StoredSample] = []
         var found: (Recording, [StoredSample])?
-        _ = try CaptureReplay.run(path: CaptureFixtures.url("\(capture).btsnoop").path) { output in
+        _ = try ReplayReport.replaying(path: CaptureFixtures.url("\(capture).btsnoop").path) { output, _ in
             switch output {
             case .sample(let micros, let kilograms):
                 all.append(StoredSample(micros: micros, kilograms: kilograms))

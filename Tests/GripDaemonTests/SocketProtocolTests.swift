@@ -5,6 +5,7 @@ import GripConfig
 import GripDaemon
 import GripEntitlements
 import GripStore
+import GripReplay
 import GripStream
 import GripSync
 import GripTestSupport
@@ -16,7 +17,7 @@ struct SocketProtocolTests {
     /// The first effort's peak as the replay pipeline computes it (the same code path as `griptrack replay`).
     static func firstEffortPeak() throws -> Float {
         var peak: Float?
-        _ = try CaptureReplay.run(path: CaptureFixtures.url("progressor-repeaters.btsnoop").path) { output in
+        _ = try ReplayReport.replaying(path: CaptureFixtures.url("progressor-repeaters.btsnoop").path) { output, _ in
             if peak == nil, case .segment(.effortEnded(let effort)) = output { peak = effort.peakKg }
         }
         return try #require(peak)

@@ -7,13 +7,13 @@ import GripWire
 import Logging
 import ServiceLifecycle
 
-/// The consumer loop as a service: waits on the ring, decodes and segments every batch, publishes counters to
-/// STATUS, writes the live lines to watchers itself (`LiveWriter`, never blocking; only while someone watches) and
-/// hands outputs to the recorder through its feed (always).
+/// The consumer loop as a service: runs `StreamConsumer` on its own thread into `PipelineSink`, which publishes
+/// counters to STATUS, writes the live lines to watchers itself (`LiveWriter`, never blocking; only while someone
+/// watches) and hands outputs to the recorder through its feed (always).
 ///
-/// Between batches it applies the commands of `PipelineControl` (the recorder's begin/end of an explicit recording,
-/// the radio's idle stop) and puts each recorder command's outcome into the recorder's feed right after the events
-/// the command caused.
+/// Between batches the sink applies the commands of `PipelineControl` (the recorder's begin/end of an explicit
+/// recording, the radio's idle stop) and puts each recorder command's outcome into the recorder's feed right after
+/// the events the command caused.
 ///
 /// It ends when it pops `.endOfStream`, which the source pushes when it finishes or shuts down; it then hands the
 /// recorder `.streamEnded` and waits for the group's shutdown, so a finished replay leaves the daemon serving STATUS.
@@ -73,160 +73,25 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         try? await gracefulShutdown()
     }
 
-    // One copy of the loop per profile: in the generic one, every call into the processor for a ring entry asked the
-    // runtime for `ForceStreamProcessor<Profile>`'s metadata, a hash-table lookup per sample (Benchmarks/README.md,
-    // "Live path: instructions per wake-up"). The generic body stays, and still serves a profile not listed here.
-    @_specialize(exported: false, where Profile == TindeqProgressor)
-    @_specialize(exported: false, where Profile == PitchSixForceBoard)
-    @_specialize(exported: false, where Profile == Entralpi)
-    @_specialize(exported: false, where Profile == WeightScale)
-    @_specialize(exported: false, where Profile == WeihengWHC06)
-    @_specialize(exported: false, where Profile == FrezDyno)
+    /// The consumer thread: the one consumer loop (`StreamConsumer`, one copy per profile there) into the daemon's
+    /// sink, then the end of the stream.
     private func consume() {
         var processor = ForceStreamProcessor(
             profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings)
-        var writer = LiveWriter(watchers: live)
-        let recording = recorderFeed != nil
-        var recorderBatch = HandOffBatch<RecorderFeedEvent>()
-        if recording {
-            recorderBatch.micros.reserveCapacity(4096)
-            recorderBatch.kilograms.reserveCapacity(4096)
-            recorderBatch.events.reserveCapacity(64)
-        }
-        var deviceState: String?
-        let publishesLinkState = stateAtEnd != nil
-        var battery: Int?
-        var effortAt: (hostMicros: Int64, open: Bool)?
-        var latestHostMicros = Int64.min
-        var releasePagesAtMicros: Int64?
-        var knownDrops = 0
-        var finished = false
+        var sink = PipelineSink(
+            ring: ring, live: live, recorderFeed: recorderFeed, control: control, status: status,
+            publishesLinkState: stateAtEnd != nil, activity: activity, liveness: liveness, pacing: pacing,
+            releasesPages: releasesPages, logger: logger)
         logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
         if let pacing { pacing.setOwnerWake { [ring] in ring.wakeConsumer() } }
-        while !finished {
-            liveness?.idle(.consumer)
-            ring.waitForData(timeoutMicros: Self.earliest(pacing?.microsUntilDrain(), writer.microsUntilFlush()))
-            liveness?.busy(.consumer)
-            // The drain pushes this batch's notifications into the ring, popped just below.
-            pacing?.drainIfDue()
-            let watching = writer.refresh()
-            _ = ring.popBatch(max: 256) { entry in
-                if entry.kind == .endOfStream { finished = true }
-                latestHostMicros = entry.hostMicros
-                processor.process(
-                    kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: entry.value
-                ) { output in
-                    switch output {
-                    case .link(let up, let hostMicros):
-                        if publishesLinkState { deviceState = up ? "connected" : "disconnected" }
-                        if up && releasesPages { releasePagesAtMicros = hostMicros + ExecutablePages.afterConnectingMicros }
-                    case .segment(.effortStarted): effortAt = (entry.hostMicros, true)
-                    case .segment(.effortEnded): effortAt = (entry.hostMicros, false)
-                    case .device(.batteryMillivolts(let millivolts)): battery = Int(millivolts)
-                    default: break
-                    }
-                    if watching { writer.add(output) }
-                    if recording {
-                        if case .sample(let micros, let kilograms) = output {
-                            recorderBatch.appendSample(micros: micros, kilograms: kilograms)
-                        } else {
-                            recorderBatch.append(.output(output))
-                        }
-                    }
-                }
-            }
-            if let control, control.hasPending {
-                for command in control.take() {
-                    apply(command, to: &processor) { output in
-                        if watching { writer.add(output) }
-                        recorderBatch.append(.output(output))
-                    } outcome: { recorderBatch.append(.applied($0)) }
-                }
-            }
-            let drops = ring.dropped
-            if drops != knownDrops {
-                processor.countDropped(drops - knownDrops)
-                knownDrops = drops
-            }
-            // The end-of-stream batch is handed over below, after STATUS says the stream ended.
-            if finished { break }
-            // A paced radio hands notifications over in 40 ms bursts: then each burst is one batched SAMPLES line.
-            writer.endBatch(perBurst: pacing?.isDraining == true)
-            if !(recorderFeed?.offer(&recorderBatch) ?? true) {
-                // The recorder held the hand-off's lock (a thread preempted inside `take`). The batch is kept, but
-                // with an idle ring `waitForData` would sleep on it, and a command's outcome (the reply to RECORD)
-                // would wait for the device's next notification: ask for an immediate wake-up and try again.
-                ring.wakeConsumer()
-                sched_yield()
-            }
-            if let due = releasePagesAtMicros, latestHostMicros >= due {
-                // Once per connection (a read of /proc/self/maps, an madvise over the executable and a log line), not per frame: the
-                // kernel queues the notifications that arrive meanwhile, and the ring holds what was read.
-                releasePagesAtMicros = nil
-                let advised = ExecutablePages.release()
-                logger.debug("Gave back the executable's pages", metadata: ["bytes": "\(advised ?? 0)"])
-            }
-            if let at = effortAt {
-                activity?.noteEffort(atHostMicros: at.hostMicros, open: at.open)
-                effortAt = nil
-            }
-            if let millivolts = battery {
-                // Rare (one command response every few minutes), so a log line here is not per frame.
-                logger.info("Device battery", metadata: ["device.batteryMillivolts": "\(millivolts)"])
-                status.update { $0.batteryMillivolts = millivolts }
-                battery = nil
-            }
-            let counters = processor.counters
-            let state = deviceState
-            status.tryPublish { snapshot in
-                snapshot.frames = counters
-                snapshot.ringDropped = drops
-                if let state { snapshot.deviceState = state }
-            }
-        }
+        StreamConsumer.run(ring: ring, processor: &processor, sink: &sink)
         let counters = processor.counters
-        let oversized = ring.oversized
-        let end = stateAtEnd
-        status.update { snapshot in
-            snapshot.frames = counters
-            snapshot.ringDropped = knownDrops
-            snapshot.ringOversized = oversized
-            if let end { snapshot.deviceState = end }
-        }
-        writer.finish()
-        if let recorderFeed {
-            recorderBatch.append(.streamEnded)
-            while !recorderFeed.offer(&recorderBatch) { sched_yield() }
-        }
+        sink.finish(counters: counters, stateAtEnd: stateAtEnd)
         logger.info(
             "Pipeline ended",
             metadata: [
                 "frames.total": "\(counters.total)", "frames.decoded": "\(counters.decoded)",
-                "frames.malformed": "\(counters.malformed)", "ring.dropped": "\(knownDrops)",
+                "frames.malformed": "\(counters.malformed)", "ring.dropped": "\(counters.dropped)",
             ])
-    }
-
-    /// The sooner of two optional timeouts (nil: none).
-    private static func earliest(_ first: Int64?, _ second: Int64?) -> Int64? {
-        guard let first else { return second }
-        guard let second else { return first }
-        return min(first, second)
-    }
-
-    /// Applies one recorder command to the processor; its events go to `output`, then its outcome to `outcome`.
-    private func apply(
-        _ command: PipelineCommand, to processor: inout ForceStreamProcessor<Profile>, output: (StreamOutput) -> Void,
-        outcome: (PipelineCommandOutcome) -> Void
-    ) {
-        switch command {
-        case .beginRecording(let token):
-            let adopted = processor.beginRecording(output: output)
-            outcome(.began(token: token, adopted: adopted))
-        case .endRecording(let token):
-            processor.endRecording(output: output)
-            outcome(.ended(token: token))
-        case .measurementStoppedIdle:
-            processor.endAutomaticRecording(output: output)
-        }
     }
 }

@@ -59,35 +59,22 @@ public enum ReplayError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Replays a btsnoop capture through the same ring and pipeline the daemon uses: a producer thread reads the
-/// file and pushes every event into the ring (waiting when it is full, as a replay may), and the calling thread
-/// consumes, decodes and segments.
+/// Replays a btsnoop capture through the same ring and consumer loop the daemon uses (`StreamConsumer`): a producer
+/// thread reads the file and pushes every event into the ring (waiting when it is full, as a replay may), and the
+/// calling thread consumes, decodes and segments, handing every output to the caller's sink.
 public enum CaptureReplay {
-    /// Replays the capture at `path`.
-    /// - Parameters:
-    ///   - observer: called on the consuming thread with every pipeline output, in order (the live readout).
-    /// - Returns: the report; a damaged capture still yields one, with `capture.error` set, covering every record
-    ///   before the damage.
-    /// - Throws: `ReplayError` when nothing could be replayed.
-    public static func run(
-        path: String, options: ReplayOptions = .init(), observer: ((StreamOutput) -> Void)? = nil
-    ) throws(ReplayError) -> ReplayReport {
-        try run(path: path, options: options, timedObserver: observer.map { observe in { output, _ in observe(output) } })
-    }
-
-    /// Replays the capture at `path`, telling the observer the capture's host time of each output.
+    /// Replays the capture at `path` into `sink`.
     ///
-    /// The host time is that of the capture record whose ring entry produced the output (Unix µs, as btsnoop
-    /// stamps it): a `.sample`'s is when the host received its notification, so a recorder can give a stored
-    /// recording the wall-clock start of its first sample. Outputs produced at the end of the capture (the last
-    /// recording closing) carry 0.
-    /// - Parameters:
-    ///   - timedObserver: called on the consuming thread with every pipeline output and its host time, in order.
-    /// - Returns: the report, as ``run(path:options:observer:)``.
+    /// The host time the sink gets with each output is that of the capture record whose ring entry produced it
+    /// (Unix µs, as btsnoop stamps it): a `.sample`'s is when the host received its notification, so a recorder can
+    /// give a stored recording the wall-clock start of its first sample. Outputs produced at the end of the capture
+    /// (the last recording closing) carry 0.
+    /// - Returns: what the replay used and counted; a damaged capture still yields it, with `capture.error` set,
+    ///   after every record before the damage went through the pipeline.
     /// - Throws: `ReplayError` when nothing could be replayed.
-    public static func run(
-        path: String, options: ReplayOptions = .init(), timedObserver: ((StreamOutput, _ hostMicros: Int64) -> Void)?
-    ) throws(ReplayError) -> ReplayReport {
+    public static func run<Sink: StreamSink>(
+        path: String, options: ReplayOptions = .init(), sink: inout Sink
+    ) throws(ReplayError) -> ReplayOutcome {
         let ring = NotificationRing(capacityPowerOfTwo: 4096)
         let verdict = ProducerVerdict()
         NamedThread.start(name: "gt-capture") {
@@ -101,54 +88,25 @@ public enum CaptureReplay {
             throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false)
         }
         let profile = choice.profile.calibrated(options.calibration)
-        let report = consume(ring: ring, profile: profile, choice: choice, options: options, verdict: verdict,
-                             timedObserver: timedObserver)
+        let (counters, clock) = consume(
+            ring: ring, profile: profile, choice: choice, settings: options.settings, sink: &sink)
         // Read to the end all the same, so the reader thread finishes; without a coefficient nothing decoded.
         guard !profile.lacksCalibration else { throw .needsCalibration(device: profile.name) }
-        return report
+        return ReplayOutcome(
+            profile: profile, forceHandle: choice.handle, source: choice.source, counters: counters, clock: clock,
+            capture: verdict.outcome)
     }
 
-    /// The consumer, for the chosen profile: pops, decodes and segments until the end-of-stream entry.
-    ///
-    /// One copy per profile, as the daemon's consumer has (`PipelineService.consume`): the profile is chosen at run
-    /// time, so the generic body asked the runtime for `ForceStreamProcessor<Profile>`'s metadata, a hash-table
-    /// lookup, for every ring entry. The generic body stays for a profile not listed here.
-    @_specialize(exported: false, where Profile == TindeqProgressor)
-    @_specialize(exported: false, where Profile == PitchSixForceBoard)
-    @_specialize(exported: false, where Profile == Entralpi)
-    @_specialize(exported: false, where Profile == WeightScale)
-    @_specialize(exported: false, where Profile == WeihengWHC06)
-    @_specialize(exported: false, where Profile == FrezDyno)
-    private static func consume<Profile: DeviceProfile>(
-        ring: NotificationRing, profile: Profile, choice: ForceHandleChoice, options: ReplayOptions,
-        verdict: ProducerVerdict, timedObserver: ((StreamOutput, _ hostMicros: Int64) -> Void)?
-    ) -> ReplayReport {
+    /// The consumer, once the profile is known: `StreamConsumer` (one copy per profile there) until the end of
+    /// stream.
+    private static func consume<Profile: DeviceProfile, Sink: StreamSink>(
+        ring: NotificationRing, profile: Profile, choice: ForceHandleChoice, settings: SegmenterSettings,
+        sink: inout Sink
+    ) -> (FrameCounters, DeviceClock) {
         var processor = ForceStreamProcessor(
-            profile: profile, forceHandle: choice.handle, controlHandle: choice.controlHandle, settings: options.settings)
-        var builder = ReplayReportBuilder(profile: profile.identifier)
-        var finished = false
-        while !finished {
-            ring.waitForData()
-            // SAFETY: `entry` (and its `value` view into the slot) is only used inside this closure, while the
-            // ring keeps the slot for the consumer.
-            _ = unsafe ring.popBatch(max: 256) { entry in
-                if unsafe entry.kind == .endOfStream { finished = true }
-                let hostMicros = unsafe entry.hostMicros
-                unsafe processor.process(
-                    kind: entry.kind, handle: entry.handle, hostMicros: hostMicros, value: entry.value
-                ) { output in
-                    builder.record(output)
-                    timedObserver?(output, hostMicros)
-                }
-            }
-        }
-        let outcome = verdict.outcome
-        return builder.report(
-            counters: processor.counters, clock: processor.clock,
-            forceHandle: .init(handle: hex(choice.handle), source: choice.source.rawValue),
-            capture: .init(
-                datalink: outcome.map { $0.summary.datalink.rawValue }, records: outcome?.summary.records ?? 0,
-                bytes: outcome?.summary.bytes ?? 0, error: outcome?.error.map { "\($0)" }))
+            profile: profile, forceHandle: choice.handle, controlHandle: choice.controlHandle, settings: settings)
+        StreamConsumer.run(ring: ring, processor: &processor, sink: &sink)
+        return (processor.counters, processor.clock)
     }
 
     /// The producer: reads the file once, choosing the force handle on the way (events are held back until the
@@ -379,7 +337,8 @@ package struct Pacer {
     }
 }
 
-func hex(_ handle: UInt16) -> String {
+/// A handle as `0x000e`: in messages and in the replay report.
+package func hex(_ handle: UInt16) -> String {
     let digits = String(handle, radix: 16)
     return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

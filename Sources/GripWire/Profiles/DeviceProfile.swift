@@ -136,8 +136,9 @@ public protocol FrameDecoder: Sendable {
 
 /// The table of supported devices.
 public enum DeviceProfiles {
-    /// Every supported device, reference device first. griptrackd's consumer loop is specialized for each one: a new
-    /// profile also goes into the `@_specialize` list of `PipelineService.consume` (without, it runs the generic loop,
+    /// Every supported device, reference device first. The consumer loop (griptrackd's and the replay's) is
+    /// specialized for each one: a new profile also goes into the one `@_specialize` list, on
+    /// `StreamConsumer.processBatch` (GripStream/Pipeline/StreamConsumer.swift; without, it runs the generic loop,
     /// which asks the Swift runtime for metadata on every sample).
     public static let all: [any DeviceProfile] = [
         TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(), WeihengWHC06(), FrezDyno(),

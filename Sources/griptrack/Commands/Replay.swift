@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripAnalysis
+import GripReplay
 import GripSimulator
 import GripStore
 import GripStream
@@ -70,9 +71,9 @@ extension Griptrack {
                         collector?.observe(output, hostMicros: hostMicros)
                     }
                 }
-                report = try CaptureReplay.run(
+                report = try ReplayReport.replaying(
                     path: path, options: ReplayOptions(speed: speed.value, handle: handle?.value, calibration: calibration),
-                    timedObserver: observer)
+                    observer: observer)
             } catch {
                 if json {
                     // Scripts read stdout: say what went wrong there too (docs/replay-json.md), not only on stderr.

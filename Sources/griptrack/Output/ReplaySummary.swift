@@ -1,5 +1,5 @@
 import Foundation
-import GripStream
+import GripReplay
 import GripWire
 
 /// The human summary printed at the end of `griptrack replay`.

@@ -1,6 +1,7 @@
 import Foundation
 import GripSimulator
 import GripWire
+import GripReplay
 import GripStream
 import GripTestSupport
 import Testing
@@ -18,7 +19,7 @@ struct GoldenReplayTests {
         let actual: String
         do {
             actual = String(
-                decoding: try CaptureReplay.run(path: capture.path, options: Self.options(for: capture.lastPathComponent))
+                decoding: try ReplayReport.replaying(path: capture.path, options: Self.options(for: capture.lastPathComponent))
                     .jsonData(),
                 as: UTF8.self)
         } catch {
@@ -53,7 +54,7 @@ struct GoldenReplayTests {
     func frezCaptureNeedsCalibration() throws {
         let path = CaptureFixtures.capturesDirectory.appendingPathComponent("frez-dyno-rfd.btsnoop").path
         #expect {
-            try CaptureReplay.run(path: path)
+            try ReplayReport.replaying(path: path)
         } throws: { error in
             guard case ReplayError.needsCalibration(let device) = error else { return false }
             return device == "Frez Dyno" && "\(error)".contains("--calibration")
@@ -67,7 +68,7 @@ struct GoldenReplayTests {
     func personCountedEffortsAndExactPeaks(name: String) throws {
         let entry = try #require(CaptureCatalog.all.first { $0.name == name })
         let path = CaptureFixtures.capturesDirectory.appendingPathComponent("\(name).btsnoop").path
-        let report = try CaptureReplay.run(path: path)
+        let report = try ReplayReport.replaying(path: path)
         let efforts = report.recordings.flatMap(\.efforts)
         #expect(efforts.count == entry.expectedEfforts, "\(name): \(entry.summary)")
 
@@ -96,7 +97,7 @@ struct GoldenReplayTests {
     func hostStampedSessionMatchesTheHand(name: String) throws {
         let entry = try #require(CaptureCatalog.all.first { $0.name == name })
         let path = CaptureFixtures.capturesDirectory.appendingPathComponent("\(name).btsnoop").path
-        let report = try CaptureReplay.run(path: path, options: Self.options(for: name))
+        let report = try ReplayReport.replaying(path: path, options: Self.options(for: name))
         #expect(report.device.profile == entry.session.device.profile.identifier)
         #expect(report.frames.malformed.isEmpty)
         let pulls = entry.session.steps.compactMap { step -> ForceProgram? in

@@ -1,8 +1,9 @@
 import Foundation
+import GripStream
 import GripTestSupport
 import Testing
 
-@testable import GripStream
+@testable import GripReplay
 
 /// `ReplayReport.jsonData()` writes its JSON directly; JSONEncoder defines what that JSON is.
 @Suite("Replay report JSON")
@@ -13,7 +14,7 @@ struct ReplayReportJSONTests {
         // a device that is no dynamometer are refused, by design; any other failure fails here.
         let report: ReplayReport
         do {
-            report = try CaptureReplay.run(
+            report = try ReplayReport.replaying(
                 path: capture.path, options: GoldenReplayTests.options(for: capture.lastPathComponent))
         } catch {
             guard case .noForceHandle = error, capture.path.contains("/third-party/") else { throw error }

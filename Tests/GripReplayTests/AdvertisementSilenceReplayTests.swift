@@ -1,5 +1,6 @@
 import Foundation
 import GripSimulator
+import GripReplay
 import GripStream
 import GripWire
 import Testing
@@ -13,7 +14,7 @@ struct AdvertisementSilenceReplayTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("whc06-silence-\(UUID()).btsnoop")
         defer { try? FileManager.default.removeItem(at: url) }
         try Data(ProgressorSession(device: .whc06, seed: 7, steps: steps).render()).write(to: url)
-        return try CaptureReplay.run(path: url.path).recordings.flatMap(\.efforts)
+        return try ReplayReport.replaying(path: url.path).recordings.flatMap(\.efforts)
     }
 
     /// A hang from 2 s that is still loaded when the stream stops `seconds` in.

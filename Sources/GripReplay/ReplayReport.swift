@@ -7,73 +7,73 @@ import GripWire
 /// Times are seconds from the first decoded sample, exact to the microsecond; forces are the device's float32
 /// kilograms, written as the shortest decimal that reads back as the same float32, so a script can compare them
 /// with the device's own values bit for bit.
-public struct ReplayReport: Codable, Sendable, Equatable {
-    public struct Frames: Codable, Sendable, Equatable {
-        public var total: Int
-        public var decoded: Int
-        public var dropped: Int
-        public var malformed: [String: Int]
+package struct ReplayReport: Codable, Sendable, Equatable {
+    package struct Frames: Codable, Sendable, Equatable {
+        package var total: Int
+        package var decoded: Int
+        package var dropped: Int
+        package var malformed: [String: Int]
     }
 
-    public struct EffortReport: Codable, Sendable, Equatable {
-        public var startS: Double
-        public var endS: Double
-        public var peakKg: Float
-        public var meanKg: Float
-        public var timeToPeakS: Double
-        public var rfdKgS: Double?
-        public var impulseKgS: Double
-        public var baselineKg: Float
-        public var openStart: Bool
-        public var open: Bool
+    package struct EffortReport: Codable, Sendable, Equatable {
+        package var startS: Double
+        package var endS: Double
+        package var peakKg: Float
+        package var meanKg: Float
+        package var timeToPeakS: Double
+        package var rfdKgS: Double?
+        package var impulseKgS: Double
+        package var baselineKg: Float
+        package var openStart: Bool
+        package var open: Bool
     }
 
-    public struct RecordingReport: Codable, Sendable, Equatable {
-        public var startS: Double
-        public var endS: Double
+    package struct RecordingReport: Codable, Sendable, Equatable {
+        package var startS: Double
+        package var endS: Double
         /// Absent when the recording has no effort.
-        public var maxKg: Float?
-        public var avgKg: Float?
-        public var falseStartsDropped: Int
-        public var efforts: [EffortReport]
+        package var maxKg: Float?
+        package var avgKg: Float?
+        package var falseStartsDropped: Int
+        package var efforts: [EffortReport]
     }
 
     /// How the force characteristic's handle was chosen.
-    public struct ForceHandle: Codable, Sendable, Equatable {
+    package struct ForceHandle: Codable, Sendable, Equatable {
         /// `0x000e` style.
-        public var handle: String
+        package var handle: String
         /// `discovery` (GATT discovery in the capture), `option` (`--handle`) or `content` (guessed from frames).
-        public var source: String
+        package var source: String
     }
 
-    public struct Device: Codable, Sendable, Equatable {
-        public var profile: String
-        public var batteryMv: UInt32?
-        public var firmware: String?
-        public var lowPowerWarnings: Int
-        public var connects: Int
-        public var disconnects: Int
-        public var clockEpochs: Int
-        public var clockWraps: Int
+    package struct Device: Codable, Sendable, Equatable {
+        package var profile: String
+        package var batteryMv: UInt32?
+        package var firmware: String?
+        package var lowPowerWarnings: Int
+        package var connects: Int
+        package var disconnects: Int
+        package var clockEpochs: Int
+        package var clockWraps: Int
     }
 
-    public struct Capture: Codable, Sendable, Equatable {
-        public var datalink: UInt32?
-        public var records: Int
-        public var bytes: Int64
+    package struct Capture: Codable, Sendable, Equatable {
+        package var datalink: UInt32?
+        package var records: Int
+        package var bytes: Int64
         /// Present when the capture is damaged: what is wrong and where; everything before it was replayed.
-        public var error: String?
+        package var error: String?
     }
 
-    public var samples: Int
-    public var frames: Frames
-    public var recordings: [RecordingReport]
-    public var forceHandle: ForceHandle
-    public var device: Device
-    public var capture: Capture
+    package var samples: Int
+    package var frames: Frames
+    package var recordings: [RecordingReport]
+    package var forceHandle: ForceHandle
+    package var device: Device
+    package var capture: Capture
 
     /// Pretty, key-sorted JSON with snake_case keys: the golden-file format and `--json` output.
-    public func jsonData() throws -> Data {
+    package func jsonData() throws -> Data {
         // Written directly (ReplayReport+JSON.swift): the same bytes as the encoder below, without its start-up.
         if let bytes = directJSON() { return Data(bytes) }
         return try encodedWithJSONEncoder()
