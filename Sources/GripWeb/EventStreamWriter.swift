@@ -6,9 +6,9 @@ import Synchronization
 /// loop: each frame goes straight into the channel as a body part of the response Hummingbird started, and the next
 /// frames are taken once the kernel has accepted the last ones.
 ///
-/// Hummingbird's response body writer is bypassed here because it was the measured cost of the live stream
-/// (Benchmarks/README.md, "The web app and MQTT"): each of its writes resumed the stream's task on the concurrency
-/// pool, then hopped to the event loop through the channel's async writer, two thread wake-ups per line and browser.
+/// Hummingbird's response body writer is bypassed here because profiling showed its cost (Benchmarks/README.md, "The
+/// web app and MQTT"): each of its writes resumed the stream's task on the concurrency pool, then hopped to the event
+/// loop through the channel's async writer, two thread wake-ups per line and browser.
 /// The writes take the same path through the channel's pipeline (HTTP/1 codec, chunked encoding) as its writes do,
 /// so the response is framed the same; Hummingbird's writer writes nothing between the stream's first line and its
 /// end, which it writes once ``SharedWatch/deliver(_:to:)`` returns, after the last frame was written here.
