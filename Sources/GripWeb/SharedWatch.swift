@@ -11,9 +11,23 @@ import Synchronization
 /// The connection is read on its event loop (``WatchLinkHandler``), which hands each frame to the streams and never
 /// waits for one: a stream whose writer is parked is resumed with it, a busy one has it queued, up to its budget
 /// (``WebSettings/eventBacklogLines`` frames, queued and being written); a stream further behind is dropped, its
-/// browser's connection closed (its page reconnects). The decisions are ``EventFanout``'s; this class does the I/O.
+/// browser's connection closed (its page reconnects). Each stream's writer (``EventStreamWriter``) writes on its
+/// browser's event loop, which is the shared connection's own for the browser that opened it. The decisions are
+/// ``EventFanout``'s; this class does the I/O.
 final class SharedWatch: Sendable {
-    typealias Waiter = CheckedContinuation<EventDelivery, Never>
+    /// Who waits for a stream's next delivery: a request waiting for the link to open, or a parked stream writer.
+    enum Waiter: Sendable {
+        case task(CheckedContinuation<EventDelivery, Never>)
+        case writer(EventStreamWriter)
+
+        func resume(with delivery: EventDelivery) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: delivery)
+            case .writer(let writer): writer.resume(with: delivery)
+            }
+        }
+    }
+
     typealias Fanout = EventFanout<any Channel, Waiter, any Channel>
 
     let pace: WatchPace
@@ -43,33 +57,36 @@ final class SharedWatch: Sendable {
         peer.closeFuture.whenComplete { [self] _ in leave(id) }
         switch action {
         case .joined: return id
-        case .connect(let generation): connect(generation)
+        case .connect(let generation): connect(generation, on: peer.eventLoop)
         case .wait: break
         }
-        let delivery = await withCheckedContinuation { (waiter: Waiter) in
-            if let now = fanout.withLock({ $0.awaitLink(id, waiter: waiter) }) { waiter.resume(returning: now) }
+        let delivery = await withCheckedContinuation { (continuation: CheckedContinuation<EventDelivery, Never>) in
+            if let now = fanout.withLock({ $0.awaitLink(id, waiter: .task(continuation)) }) {
+                continuation.resume(returning: now)
+            }
         }
         guard case .linked = delivery else { throw WebError.daemonUnavailable(path: socketPath) }
         return id
     }
 
-    /// The frames stream `id` writes next, waiting while there are none; nil once the stream is over. Call it again
-    /// only once the frames it returned are written: until then they count against the stream's budget.
-    func next(_ id: Int) async -> [ByteBuffer]? {
-        switch fanout.withLock({ $0.take(id) }) {
-        case .frames(let frames): return frames
-        case .ended: return nil
-        case .empty: break
-        }
-        let delivery = await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: Waiter) in
-                if let now = fanout.withLock({ $0.park(id, waiter: waiter) }) { waiter.resume(returning: now) }
+    /// Writes stream `id`'s frames on `channel`, the browser's connection, whose response head and first body part
+    /// are written, and returns once the stream is over (the daemon closed, the stream fell behind, left, or its task
+    /// was cancelled); the response's end is the caller's to write then.
+    func deliver(_ id: Int, to channel: any Channel) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let writer = EventStreamWriter(id: id, channel: channel, watch: self, done: done)
+                channel.eventLoop.execute { writer.start() }
             }
         } onCancel: {
             leave(id)
         }
-        guard case .frames(let frames) = delivery else { return nil }
-        return frames
+    }
+
+    /// Takes what `writer`'s stream has pending, or parks the writer until there is some.
+    /// - Returns: what to write or do at once, or nil: parked.
+    func park(_ writer: EventStreamWriter) -> EventDelivery? {
+        fanout.withLock { $0.park(writer.id, waiter: .writer(writer)) }
     }
 
     /// Ends stream `id` (nothing if it already ended); the last one to leave closes the daemon connection.
@@ -84,9 +101,11 @@ final class SharedWatch: Sendable {
 
     // MARK: - The daemon connection (on its event loop)
 
-    private func connect(_ generation: Int) {
+    /// Opens the connection of `generation` on `eventLoop`: the first browser's, so that its frames are written
+    /// without a hop to another thread.
+    private func connect(_ generation: Int, on eventLoop: any EventLoop) {
         let request = DaemonRequest.watch(enable: true, pace: pace).line
-        ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        (ClientBootstrap(validatingGroup: eventLoop) ?? ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton))
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let lines = ByteToMessageHandler(LineSplitter(limit: DaemonLink.lineLimit))
@@ -128,7 +147,7 @@ final class SharedWatch: Sendable {
 
     /// Carries out a decision, outside the lock.
     private func apply(_ effects: Fanout.Effects) {
-        for (waiter, delivery) in effects.resume { waiter.resume(returning: delivery) }
+        for (waiter, delivery) in effects.resume { waiter.resume(with: delivery) }
         for peer in effects.drop {
             logger.notice("Web browser too far behind the live stream; disconnected", metadata: ["web.pace": "\(pace)"])
             peer.close(promise: nil)

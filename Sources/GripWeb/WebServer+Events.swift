@@ -13,7 +13,7 @@ extension WebServer {
     /// At most ``WebSettings/eventBacklogLines`` frames wait for one browser: so neither the daemon nor the other
     /// browsers are ever held up by it, and a browser that falls that far behind (asleep, gone without a FIN) is
     /// disconnected instead of growing the queue. Its page reconnects by itself. A revoked credential ends the stream
-    /// within a second.
+    /// within a second (the check runs beside the stream, not per line).
     func events(_ request: Request, _ context: WebContext) async throws -> Response {
         let caller = try authenticator.require(.watch, request)
         // The daemon's WATCH pace (docs/protocol.md): batched (≤ 25 SAMPLES lines a second) suits a display; a
@@ -32,7 +32,7 @@ extension WebServer {
             .contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no",
         ]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            // Revocation counts at once, also while no line flows (a device that is off).
+            // A revoked credential ends the stream within a second, also while no line flows (a device that is off).
             let revocation = Task {
                 guard let hash = caller.secretHash else { return }
                 while access.isValid(secretHash: hash) {
@@ -44,17 +44,10 @@ extension WebServer {
                 revocation.cancel()
                 watch.leave(stream)
             }
-            // The browser's EventSource waits this long before reconnecting.
+            // The browser's EventSource waits this long before reconnecting. Written through Hummingbird, after the
+            // head: the stream's lines are then written on the connection's event loop (EventStreamWriter).
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-            while let frames = await watch.next(stream) {
-                if let hash = caller.secretHash, !access.isValid(secretHash: hash) { break }
-                // Frames that piled up while the last write waited go out as one write.
-                if frames.count == 1 {
-                    try await writer.write(frames[0])
-                } else {
-                    try await writer.write(contentsOf: frames)
-                }
-            }
+            await watch.deliver(stream, to: context.channel)
             try await writer.finish(nil)
         })
     }

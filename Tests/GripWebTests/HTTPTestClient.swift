@@ -27,6 +27,8 @@ final class HTTPTestClient: @unchecked Sendable {
     private(set) var body: [UInt8] = []
     private var bodyStart = 0
     private(set) var closed = false
+    /// Whether a chunked body's last chunk came: the response is whole.
+    private(set) var complete = false
 
     /// Connects; `receiveBuffer` sets SO_RCVBUF first (a reader that never reads then stalls the server sooner).
     init(port: Int, receiveBuffer: Int? = nil, timeoutSeconds: Int = 10) throws {
@@ -122,7 +124,10 @@ final class HTTPTestClient: @unchecked Sendable {
             guard let lineEnd = raw[bodyStart...].firstRange(of: Array("\r\n".utf8)) else { return }
             let sizeText = String(decoding: raw[bodyStart..<lineEnd.lowerBound], as: UTF8.self)
             guard let size = Int(sizeText.split(separator: ";")[0], radix: 16) else { return }
-            if size == 0 { return }
+            if size == 0 {
+                complete = true
+                return
+            }
             let dataStart = lineEnd.upperBound
             guard raw.count >= dataStart + size + 2 else { return }
             body.append(contentsOf: raw[dataStart..<dataStart + size])

@@ -96,4 +96,30 @@ extension WebServerTests {
         #expect(try await Self.watching(web, bearer) == 1)
         try await web.stop()
     }
+
+    @Test("a stream that ends is a whole chunked response: the greeting, the lines, then HTTP's last chunk")
+    func streamEndsWhole() async throws {
+        let web = try await WebHarness(capture: "progressor-critical-force.btsnoop", speed: 4)
+        let bearer = ["Authorization": "Bearer " + (try await web.token("watch", name: "screen"))]
+        let stream = try HTTPTestClient(port: web.port)
+        stream.send("GET", "/api/events", headers: bearer)
+        var events = try await Self.readEvents(stream, samples: 5)
+        // The lines are written on the connection's event loop, the response's end by Hummingbird once the stream
+        // is over (here: its credential revoked): the end must come after the last line.
+        _ = try await web.admin(#"{"class":"WEB","action":"revoke","name":"screen"}"#)
+        let complete = try await offPool {
+            while try stream.readSome() {}
+            return stream.complete
+        }
+        events += stream.takeEvents()
+        #expect(stream.status == 200)
+        #expect(complete)
+        #expect(events.prefix(2).map(\.event) == ["VERSION", "WATCH"])
+        #expect(events.count(where: { $0.event == "SAMPLES" }) >= 5)
+        for event in events {
+            let object = try JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any]
+            #expect(object?["class"] as? String == event.event)
+        }
+        try await web.stop()
+    }
 }
