@@ -123,11 +123,16 @@ struct SyncDeadlineTests {
         var waiting = false
         for _ in 0..<400 where !waiting {
             try await Task.sleep(for: .milliseconds(50))
+            // A backend reads pg_stat_activity once per transaction and the holder's stays open: without clearing
+            // that snapshot, a first look taken before the batch began to wait would be the only one.
+            try await holder.query("SELECT pg_stat_clear_snapshot()", logger: Self.logger)
             let rows = try await holder.query(
                 "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'", logger: Self.logger)
             for try await count in rows.decode(Int64.self) { waiting = count > 0 }
         }
         if !waiting {
+            // Closed first: PostgresNIO traps on a connection dropped open, which would end the whole test run.
+            try? await holder.close()
             Issue.record("the batch never waited on the lock; the push ended with \(String(describing: await push.value))")
             return
         }
