@@ -162,11 +162,8 @@ final class DaemonLibrary: RecordingLibrary {
                 throw error.exit.fail(error.description)
             }
             guard let next else { throw DaemonClientError.closed.exit.fail(DaemonClientError.closed.description) }
-            if case .error = next.message {
-                let decoder = JSONDecoder()
-                decoder.keyDecodingStrategy = .convertFromSnakeCase
-                guard let header = try? decoder.decode(Header.self, from: Data(next.line.utf8)) else { continue }
-                return .failure(header)
+            if case .error(let problem) = next.message {
+                return .failure(Header(class: "ERROR", message: problem.message, code: problem.code?.rawValue))
             }
             if let reply = extract(next.message) { return .success(reply) }
         }
@@ -184,7 +181,7 @@ final class DaemonLibrary: RecordingLibrary {
         }
     }
 
-    struct Header: Decodable, Error {
+    struct Header: Error {
         var `class`: String
         var message: String?
         var code: String?
