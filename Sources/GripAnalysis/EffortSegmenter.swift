@@ -51,7 +51,13 @@ public struct EffortSegmenter: Sendable {
     /// The segmentation knobs.
     public let settings: SegmenterSettings
     /// The current baseline (kg, raw); `nil` before the first sample of a stream.
-    public private(set) var baselineKg: Float?
+    public var baselineKg: Float? {
+        switch baseline {
+        case .unknown: nil
+        case .level(let kg): kg
+        case .idleMedian: history.median()
+        }
+    }
     /// Samples skipped because their force was not finite or their time was older than the previous sample.
     public private(set) var rejectedSamples = 0
     /// Whether a recording is open.
@@ -102,7 +108,19 @@ public struct EffortSegmenter: Sendable {
         var restRunHighest: Float
     }
 
+    /// Where the baseline comes from.
+    private enum Baseline: Sendable {
+        /// Before the first sample of a stream.
+        case unknown
+        /// A level kept until an idle run settles: the prior, a pre-load's rest level, or the median an idle run
+        /// ended with.
+        case level(Float)
+        /// The median of the settled idle run's window, as it slides; its value is read only when it is needed.
+        case idleMedian
+    }
+
     private var phase = Phase.idle
+    private var baseline = Baseline.unknown
     private var history: IdleHistory
     /// Time of the first sample of the current idle run (stream µs); `nil` outside one.
     private var idleRunStart: Int64? = nil
@@ -161,19 +179,28 @@ public struct EffortSegmenter: Sendable {
         let kilograms = sample.kilograms
         switch phase {
         case .idle:
-            guard let baseline = baselineKg else {
-                baselineKg = settings.baselinePriorKg
+            switch baseline {
+            case .unknown:
+                baseline = .level(settings.baselinePriorKg)
                 if Double(kilograms) >= Double(settings.baselinePriorKg) + Double(settings.offAboveBaseline) {
                     beginOpening(at: sample)
                 } else {
                     appendIdle(sample)
                 }
-                return
-            }
-            if Double(kilograms) >= Double(baseline) + Double(settings.onAboveBaseline) {
-                beginEffort(at: sample, baseline: baseline, emit: emit)
-            } else {
-                appendIdle(sample)
+            case .level(let level):
+                if Double(kilograms) >= Double(level) + Double(settings.onAboveBaseline) {
+                    beginEffort(at: sample, baseline: level, emit: emit)
+                } else {
+                    appendIdle(sample)
+                }
+            case .idleMedian:
+                if reachesOnLevelOverIdleMedian(kilograms), let median = history.median() {
+                    // The window stays as it is until the next idle run empties it: its median is the level now.
+                    baseline = .level(median)
+                    beginEffort(at: sample, baseline: median, emit: emit)
+                } else {
+                    appendIdle(sample)
+                }
             }
         case .effort(var candidate):
             trace.append(sample)
@@ -221,7 +248,7 @@ public struct EffortSegmenter: Sendable {
         phase = .idle
         last = nil
         idleRunStart = nil
-        history.removeAll()
+        forgetIdleHistory()
     }
 
     /// The stream ended: closes an effort in progress as open (ending at the last sample), closes the recording,
@@ -232,7 +259,7 @@ public struct EffortSegmenter: Sendable {
         interruption(emit: emit)
         recordings.close(lastSampleMicros: lastMicros, emit: emit)
         recordings.streamEnded()
-        baselineKg = nil
+        baseline = .unknown
         lastMicros = nil
     }
 
@@ -283,15 +310,48 @@ public struct EffortSegmenter: Sendable {
     private mutating func appendIdle(_ sample: ForceSample) {
         if idleRunStart == nil {
             idleRunStart = sample.micros
+            keepBaselineLevel()
             history.resetWindow()
         }
         history.append(micros: sample.micros, kilograms: sample.kilograms)
         let runStart = idleRunStart ?? sample.micros
         // The window is trimmed with every sample, settled or not, so it never holds more than 1.5 s.
-        let since = Swift.max(runStart, sample.micros.saturatingSubtracting(settings.baselineWindowMicros))
-        let median = history.median(since: since)
+        history.trimWindow(since: Swift.max(runStart, sample.micros.saturatingSubtracting(settings.baselineWindowMicros)))
         guard sample.micros.saturatingSubtracting(runStart) >= settings.baselineSettleMicros else { return }
-        if let median { baselineKg = median }
+        baseline = .idleMedian
+    }
+
+    /// Whether `kilograms` reaches the on-level over the idle window's median, decided without the median's value
+    /// (see `IdleHistory`). HOT PATH: no allocation.
+    @inline(__always)
+    private func reachesOnLevelOverIdleMedian(_ kilograms: Float) -> Bool {
+        let force = Double(kilograms)
+        let on = Double(settings.onAboveBaseline)
+        // Nearly always: below the on-level over the window's minimum, so over its median, which is not lower.
+        guard let minimum = history.windowMinimum, force >= Double(minimum) + on else { return false }
+        // Adding is monotonic, so the baselines `force` reaches the on-level over are every Float up to some highest
+        // one: find it (a step or two from the rounded difference), then ask whether the median is at most it.
+        var highest = Float(force - on)
+        var steps = 0
+        while !(force >= Double(highest) + on) {
+            highest = highest.nextDown
+            steps += 1
+            // Only non-finite settings get here; decide with the median's value.
+            if steps > 4 { return history.median().map { force >= Double($0) + on } ?? false }
+        }
+        while highest < .greatestFiniteMagnitude, force >= Double(highest.nextUp) + on { highest = highest.nextUp }
+        return history.median(isAtMost: highest)
+    }
+
+    /// Before the window is emptied: a baseline that is its median keeps the median's value.
+    private mutating func keepBaselineLevel() {
+        if case .idleMedian = baseline, let median = history.median() { baseline = .level(median) }
+    }
+
+    /// Forgets the idle samples, keeping the baseline's level.
+    private mutating func forgetIdleHistory() {
+        keepBaselineLevel()
+        history.removeAll()
     }
 
     // MARK: - A stream that starts loaded
@@ -334,7 +394,7 @@ public struct EffortSegmenter: Sendable {
         // Once per stream that starts loaded: the copy of the kept samples may allocate.
         let kept = trace
         trace.removeAll(keepingCapacity: true)
-        baselineKg = restKg
+        baseline = .level(restKg)
         phase = .idle
         last = nil
         idleRunStart = nil

@@ -1,54 +1,67 @@
-/// A fixed-capacity ring of the most recent idle samples, with a sliding-window median kept up to date as
-/// samples arrive.
+/// A fixed-capacity ring of the most recent idle samples, and the baseline window: its newest samples, whose lower
+/// median is the baseline.
 ///
-/// Why a sorted window: the baseline is the median of the idle samples of the last 1.5 s, needed for every idle
-/// sample. Selecting it anew each time cost O(window) per sample, most of a long replay's time. The
-/// window's values are instead kept sorted: a sample enters and an expired one leaves by binary search and one
-/// short `memmove` (≤ a few hundred floats), and the median is read in O(1).
+/// Why the median is not kept up to date: an idle sample only asks whether it reached the on-level over the median,
+/// and that is a question about counts (the median is at most `level` exactly when more than half of the window's
+/// values are), which the window's minimum answers alone nearly always (a resting force is far below the minimum
+/// plus the on-level, and the minimum is at most the median). The minimum comes from a monotonic queue, amortised O(1)
+/// per sample; the count is a branch-free SIMD pass; the median's value itself is found only when it is needed
+/// (an effort starts, or the window is about to be emptied), a few times a minute.
 ///
-/// In an idle run one sample enters and (at a steady rate) one expires per call, so `append` leaves the newest
-/// force pending and `median(since:)` merges it with the first expiry: one memmove of the values between the two
-/// positions instead of two of the window's tail. Positions are found by counting (SIMD, branch-free) rather than
-/// by binary search, whose branches a noisy rest mispredicts half the time (Benchmarks/README.md has the
-/// figures).
+/// The zeros' signs: +0 and −0 are equal, so which of them is the median is a matter of order among equals, and the
+/// baseline's sign is reported. The rule is the one a sorted window gives when a value enters after its equals and
+/// the last of its equals leaves: the zeros of the window form a stack of signs (`zeroSigns`).
 ///
-/// Invariants: `micros` and `kilograms` always have `capacity` elements (allocated once in `init`); the live
-/// samples are the `count` slots ending just before `head`, oldest first; times are non-decreasing. The window is
-/// the newest `windowCount` live samples; `sorted` holds exactly their forces in ascending order, except the
-/// newest's while it is `pending`.
+/// Invariants: the buffers hold `capacity` elements each, allocated once in `init` (and copied only when a copied
+/// history is changed, as an array would be); the live samples are the `count` slots ending just before `head`,
+/// oldest first; times are non-decreasing. The window is the newest `windowCount` live samples. `minimumQueue` holds
+/// the slots of the window whose force is lower than every later one's, oldest first, so its front is the window's
+/// minimum. The first `zeroCount` entries of `zeroSigns` say, bottom first, whether each zero of the window is −0.
 struct IdleHistory: Sendable {
-    private var micros: [Int64]
-    private var kilograms: [Float]
-    /// Forces of the window, ascending; capacity reserved in `init`, never grown.
-    private var sorted: [Float]
+    private var buffers: Buffers
     private(set) var count = 0
     private var head = 0
-    private var windowCount = 0
-    /// The newest sample's force, in the window but not yet in `sorted` (see the type's comment).
-    private var pending: Float?
+    private(set) var windowCount = 0
+    /// The minimum queue is a ring in `buffers.minimumQueue`: `queueCount` slot numbers from `queueFront` on.
+    private var queueFront = 0
+    private var queueCount = 0
+    private var zeroCount = 0
     let capacity: Int
 
     init(capacity: Int) {
         self.capacity = Swift.max(1, capacity)
-        micros = Array(repeating: 0, count: self.capacity)
-        kilograms = Array(repeating: 0, count: self.capacity)
-        sorted = []
-        sorted.reserveCapacity(self.capacity)
+        buffers = Buffers(capacity: self.capacity)
     }
 
     /// Appends one sample to the ring and the window, dropping the oldest when full. HOT PATH: no allocation.
     mutating func append(micros time: Int64, kilograms kg: Float) {
-        insertPending()
+        makeUnique()
         if count == capacity, windowCount == capacity {
-            // The slot about to be overwritten is the window's oldest sample.
-            removeFromWindow(sample(age: capacity - 1).kilograms)
+            // The slot about to be overwritten holds the window's oldest sample.
+            removeOldestFromWindow()
         }
-        micros[head] = time
-        kilograms[head] = kg
-        head = head + 1 == capacity ? 0 : head + 1
+        let slot = head
+        let kilograms = buffers.kilograms
+        while queueCount > 0, kilograms[queueSlot(queueCount - 1)] >= kg { queueCount -= 1 }
+        buffers.minimumQueue[wrapped(queueFront + queueCount)] = Int32(truncatingIfNeeded: slot)
+        queueCount += 1
+        if kg == 0 {
+            buffers.zeroSigns[zeroCount] = kg.sign == .minus
+            zeroCount += 1
+        }
+        buffers.micros[slot] = time
+        kilograms[slot] = kg
+        head = slot + 1 == capacity ? 0 : slot + 1
         count = Swift.min(count + 1, capacity)
-        pending = kg
         windowCount += 1
+    }
+
+    /// Drops the window's samples older than `since` for good (`since` must not decrease between calls).
+    /// HOT PATH: no allocation; O(1) per expired sample.
+    mutating func trimWindow(since: Int64) {
+        // Only the counters change: the buffers stay shared if they are.
+        let micros = buffers.micros
+        while windowCount > 0, micros[slot(age: windowCount - 1)] < since { removeOldestFromWindow() }
     }
 
     /// Forgets every sample.
@@ -60,136 +73,91 @@ struct IdleHistory: Sendable {
 
     /// Empties the window (a new idle run starts); the ring keeps its samples for the rising edge.
     mutating func resetWindow() {
-        sorted.removeAll(keepingCapacity: true)
-        pending = nil
         windowCount = 0
+        queueCount = 0
+        zeroCount = 0
     }
 
     /// The `age`-th newest sample (0 = newest).
     func sample(age: Int) -> ForceSample {
+        let index = slot(age: age)
+        return ForceSample(micros: buffers.micros[index], kilograms: buffers.kilograms[index])
+    }
+
+    /// The window's lowest force; `nil` for an empty window.
+    var windowMinimum: Float? { queueCount > 0 ? buffers.kilograms[queueSlot(0)] : nil }
+
+    /// Whether the window's lower median is at most `level`; `false` for an empty window. HOT PATH: no allocation.
+    func median(isAtMost level: Float) -> Bool {
+        windowCount > 0 && countInWindow(atMost: level) > (windowCount - 1) / 2
+    }
+
+    /// The window's lower median (its `(windowCount − 1) / 2`-th smallest value); `nil` for an empty window.
+    /// O(window²/8): once per effort, not per sample.
+    func median() -> Float? {
+        guard windowCount > 0 else { return nil }
+        let rank = (windowCount - 1) / 2
+        for age in 0..<windowCount {
+            let value = buffers.kilograms[slot(age: age)]
+            // `value` is the median when fewer than rank + 1 values are below it and at least rank + 1 are not
+            // above it (no NaN ever enters: the segmenter rejects non-finite forces, so `<` is `<=` nextDown).
+            guard countInWindow(atMost: value.nextDown) <= rank, countInWindow(atMost: value) > rank else { continue }
+            guard value == 0 else { return value }
+            let zerosBelow = rank - countInWindow(atMost: Float(0).nextDown)
+            return buffers.zeroSigns[zerosBelow] ? -0.0 : 0.0
+        }
+        return nil  // unreachable: some value of the window has the median's rank
+    }
+
+    // MARK: - Private
+
+    private func slot(age: Int) -> Int {
         var index = head - 1 - age
         if index < 0 { index += capacity }
-        return ForceSample(micros: micros[index], kilograms: kilograms[index])
+        return index
     }
 
-    /// Median (lower median for an even count) of the window's samples with `micros ≥ since`; `nil` if none.
-    /// Samples older than `since` leave the window for good (`since` must not decrease between calls).
-    /// HOT PATH: no allocation; O(1) plus O(log n) per expired sample.
-    mutating func median(since: Int64) -> Float? {
-        while windowCount > 0 {
-            let oldest = sample(age: windowCount - 1)
-            if oldest.micros >= since { break }
-            if let newest = pending {
-                pending = nil
-                if windowCount == 1 {
-                    // The expiring sample is the pending one itself: it never reached `sorted`.
-                    windowCount = 0
-                } else {
-                    replaceInWindow(oldest.kilograms, with: newest)
-                }
-            } else {
-                removeFromWindow(oldest.kilograms)
-            }
+    /// The slot of the `position`-th entry of the minimum queue (0 = front).
+    private func queueSlot(_ position: Int) -> Int { Int(buffers.minimumQueue[wrapped(queueFront + position)]) }
+
+    /// A ring position in [0, 2 × capacity) brought into [0, capacity), without a division.
+    private func wrapped(_ position: Int) -> Int { position >= capacity ? position - capacity : position }
+
+    /// Copies the buffers if another history shares them, as an array would on its first change.
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&buffers) { buffers = Buffers(copying: buffers) }
+    }
+
+    /// Takes the window's oldest sample out of the window (its slot stays in the ring).
+    private mutating func removeOldestFromWindow() {
+        let oldest = slot(age: windowCount - 1)
+        if queueCount > 0, queueSlot(0) == oldest {
+            queueFront = wrapped(queueFront + 1)
+            queueCount -= 1
         }
-        insertPending()
-        guard windowCount > 0 else { return nil }
-        return sorted[(windowCount - 1) / 2]
-    }
-
-    /// Moves the pending force into `sorted`.
-    private mutating func insertPending() {
-        guard let kg = pending else { return }
-        pending = nil
-        insertSorted(kg)
-    }
-
-    /// Removes `old` from the window and puts `new` (the pending newest) in its sorted place, in one pass.
-    ///
-    /// The result is exactly that of `insertSorted(new)` then `removeFromWindow(old)`, down to which of several
-    /// equal values stays where (which matters only for ±0, equal but not identical): the last of the values
-    /// equal to `old` leaves, and `new` goes after the values equal to it.
-    private mutating func replaceInWindow(_ old: Float, with new: Float) {
-        defer { windowCount -= 1 }
-        // Inserting `new` after its equals and then removing the last value equal to `old` removes `new` again.
-        if new == old { return }
-        let count = sorted.count
-        let replaced = sorted.withUnsafeMutableBufferPointer { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return false }
-            let values = UnsafeBufferPointer(buffer)
-            // `old` is in the window (no NaN ever enters: the segmenter rejects non-finite forces), so the value
-            // just before its upper bound is the last one equal to it.
-            let (oldBound, target) = Self.upperBounds(of: old, and: new, in: values)
-            let index = oldBound - 1
-            guard index >= 0, index < count, new > old ? target > index : target <= index else { return false }
-            let stride = MemoryLayout<Float>.stride
-            if new > old {
-                // `new` sorts after `old`, so target > index: [index + 1, target) slides down one place and `new`
-                // takes the last of it.
-                // SAFETY: index < target <= count, so both ranges lie inside the buffer; Float is trivial, and
-                // copyMemory is a memmove (the regions overlap).
-                UnsafeMutableRawPointer(base + index).copyMemory(
-                    from: base + index + 1, byteCount: (target - index - 1) * stride)
-                base[target - 1] = new
-            } else {
-                // `new` sorts before `old`, so target <= index: [target, index) slides up one place and `new` takes
-                // the first.
-                // SAFETY: target <= index < count, as above.
-                UnsafeMutableRawPointer(base + target + 1).copyMemory(
-                    from: base + target, byteCount: (index - target) * stride)
-                base[target] = new
-            }
-            return true
-        }
-        // Unreachable while the invariants hold; keep `sorted` the window's forces anyway.
-        if !replaced { insertSorted(new) }
-    }
-
-    private mutating func removeFromWindow(_ kg: Float) {
-        // `kg` is in the window, so the element just before its upper bound is equal to it (no NaN ever enters:
-        // the segmenter rejects non-finite forces before they reach the history). Removing the last of equal
-        // values, and inserting after them, moves only the greater ones: nothing at all on a flat rest.
-        let index = sorted.withUnsafeBufferPointer { Self.upperBound(of: kg, in: $0) } - 1
-        if index >= 0, index < sorted.count {
-            let count = sorted.count
-            // HOT PATH: one memmove. Array.remove(at:) goes through the generic replaceSubrange, several times the
-            // cost per sample.
-            sorted.withUnsafeMutableBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
-                // SAFETY: `index < count`, so [index + 1, count) and [index, count − 1) lie inside the buffer;
-                // Float is trivial, and copyMemory is a memmove (the regions overlap).
-                UnsafeMutableRawPointer(base + index).copyMemory(
-                    from: base + index + 1, byteCount: (count - index - 1) * MemoryLayout<Float>.stride)
-            }
-            sorted.removeLast()
-        }
+        // Among equal values the last to enter leaves first (see the type's comment).
+        if buffers.kilograms[oldest] == 0 { zeroCount -= 1 }
         windowCount -= 1
     }
 
-    /// Inserts `kg` at its sorted place. HOT PATH: one memmove, no allocation (capacity reserved in `init`).
-    private mutating func insertSorted(_ kg: Float) {
-        let index = sorted.withUnsafeBufferPointer { Self.upperBound(of: kg, in: $0) }
-        sorted.append(kg)
-        let count = sorted.count
-        sorted.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            // SAFETY: `index ≤ count − 1`, so [index, count − 1) and [index + 1, count) lie inside the buffer;
-            // Float is trivial, and copyMemory is a memmove (the regions overlap).
-            UnsafeMutableRawPointer(base + index + 1).copyMemory(
-                from: base + index, byteCount: (count - 1 - index) * MemoryLayout<Float>.stride)
-            base[index] = kg
+    /// How many of the window's values are at most `level`: the window is one or two runs of the ring.
+    private func countInWindow(atMost level: Float) -> Int {
+        let start = slot(age: windowCount - 1)
+        let values = buffers.kilograms
+        if start + windowCount <= capacity {
+            return Self.count(atMost: level, in: UnsafeBufferPointer(start: values + start, count: windowCount))
         }
+        let tail = capacity - start
+        return Self.count(atMost: level, in: UnsafeBufferPointer(start: values + start, count: tail))
+            + Self.count(atMost: level, in: UnsafeBufferPointer(start: values, count: windowCount - tail))
     }
 
-    /// The first index whose value is greater than `value` (the count when there is none).
-    ///
-    /// Halving with one comparison per step and no early exit, so the loop runs a fixed ⌈log₂ n⌉ times.
-    private static func upperBound(of value: Float, in values: UnsafeBufferPointer<Float>) -> Int {
-        // The values are sorted, so the upper bound is the number of values <= `value`. Counting them with SIMD
-        // compares every value (a window holds about 130) but has no data-dependent branch: on noisy forces each
-        // step of a binary search was a coin toss, and the mispredictions cost more than the search itself.
+    /// How many of `values` are at most `level`: SIMD compares with no data-dependent branch (noisy rest forces
+    /// would mispredict a search's branches half the time).
+    private static func count(atMost level: Float, in values: UnsafeBufferPointer<Float>) -> Int {
         guard let base = values.baseAddress else { return 0 }
         let count = values.count
-        let probe = SIMD8<Float>(repeating: value)
+        let probe = SIMD8<Float>(repeating: level)
         var counts = SIMD8<Int32>()
         var index = 0
         let raw = UnsafeRawPointer(base)
@@ -200,37 +168,50 @@ struct IdleHistory: Sendable {
         }
         var total = Int(counts.wrappedSum())
         while index < count {
-            if base[index] <= value { total &+= 1 }
+            if base[index] <= level { total &+= 1 }
             index &+= 1
         }
         return total
     }
+}
 
-    /// `upperBound` of two values in one pass over the window (the loads and the loop are shared).
-    private static func upperBounds(
-        of first: Float, and second: Float, in values: UnsafeBufferPointer<Float>
-    ) -> (Int, Int) {
-        guard let base = values.baseAddress else { return (0, 0) }
-        let count = values.count
-        let firstProbe = SIMD8<Float>(repeating: first)
-        let secondProbe = SIMD8<Float>(repeating: second)
-        var firstCounts = SIMD8<Int32>()
-        var secondCounts = SIMD8<Int32>()
-        var index = 0
-        let raw = UnsafeRawPointer(base)
-        while index &+ 8 <= count {
-            let chunk = raw.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
-            firstCounts &-= unsafeBitCast(chunk .<= firstProbe, to: SIMD8<Int32>.self)
-            secondCounts &-= unsafeBitCast(chunk .<= secondProbe, to: SIMD8<Int32>.self)
-            index &+= 8
-        }
-        var firstTotal = Int(firstCounts.wrappedSum())
-        var secondTotal = Int(secondCounts.wrappedSum())
-        while index < count {
-            if base[index] <= first { firstTotal &+= 1 }
-            if base[index] <= second { secondTotal &+= 1 }
-            index &+= 1
-        }
-        return (firstTotal, secondTotal)
+/// The history's four buffers, `capacity` elements each.
+///
+/// Why not arrays: a sample touches three of them, and each array write checked its own uniqueness and bounds; the
+/// history checks uniqueness once per change (`makeUnique`) and keeps its indices in range itself (its invariants).
+// SAFETY (@unchecked Sendable): the buffers are written only through an `IdleHistory` that holds the only reference
+// (`makeUnique` copies them otherwise), so a value sent to another thread never shares what it writes.
+private final class Buffers: @unchecked Sendable {
+    let capacity: Int
+    let micros: UnsafeMutablePointer<Int64>
+    let kilograms: UnsafeMutablePointer<Float>
+    let minimumQueue: UnsafeMutablePointer<Int32>
+    let zeroSigns: UnsafeMutablePointer<Bool>
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        micros = .allocate(capacity: capacity)
+        micros.initialize(repeating: 0, count: capacity)
+        kilograms = .allocate(capacity: capacity)
+        kilograms.initialize(repeating: 0, count: capacity)
+        minimumQueue = .allocate(capacity: capacity)
+        minimumQueue.initialize(repeating: 0, count: capacity)
+        zeroSigns = .allocate(capacity: capacity)
+        zeroSigns.initialize(repeating: false, count: capacity)
+    }
+
+    convenience init(copying other: Buffers) {
+        self.init(capacity: other.capacity)
+        micros.update(from: other.micros, count: capacity)
+        kilograms.update(from: other.kilograms, count: capacity)
+        minimumQueue.update(from: other.minimumQueue, count: capacity)
+        zeroSigns.update(from: other.zeroSigns, count: capacity)
+    }
+
+    deinit {
+        micros.deallocate()
+        kilograms.deallocate()
+        minimumQueue.deallocate()
+        zeroSigns.deallocate()
     }
 }

@@ -20,6 +20,7 @@ extension Griptrack.Referral {
     /// `griptrack referral status [--json]`.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show this account's code, who referred it, whom it referred and the offer codes it earned.")
 
         @OptionGroup var common: CommonOptions
@@ -51,6 +52,7 @@ extension Griptrack.Referral {
     /// `griptrack referral redeem CODE`.
     struct Redeem: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "redeem",
             abstract: "Redeem another account's referral code (GRIP-XXXX) for this account; once per account.")
 
         @OptionGroup var common: CommonOptions

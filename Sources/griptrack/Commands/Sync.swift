@@ -7,6 +7,7 @@ extension Griptrack {
     /// `griptrack sync`: push the outbox to PostgreSQL; `griptrack sync status`: what is waiting.
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Sync recordings to the account's PostgreSQL database (Pro).",
             discussion: """
                 Pushes every change waiting in the database's outbox to the server of [sync] in griptrack.toml, \
@@ -21,7 +22,7 @@ extension Griptrack {
 extension Griptrack.Sync {
     /// `griptrack sync [push]`.
     struct Push: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Push the outbox now (the default).")
+        static let configuration = CommandConfiguration(commandName: "push", abstract: "Push the outbox now (the default).")
 
         @OptionGroup var common: CommonOptions
 
@@ -93,6 +94,7 @@ extension Griptrack.Sync {
     /// `griptrack sync status`.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the outbox: rows waiting, last success, last error.")
 
         @OptionGroup var common: CommonOptions
