@@ -72,8 +72,51 @@ const historyPage = {
       griptrack.cell(row, effort.rfd_kg_s === undefined ? "–" : effort.rfd_kg_s.toFixed(0));
       griptrack.cell(row, effort.impulse_kg_s.toFixed(1));
     }
+    if (reply.imported) historyPage.imported(reply.imported);
     const samples = await griptrack.api(`/api/recordings/${encodeURIComponent(id)}/samples`);
     historyPage.chart(document.getElementById("chart"), samples.t, samples.kg, reply.efforts);
+  },
+
+  // An imported test: the other app's own figures beside griptrack's from the same samples (the SHOW reply's
+  // `imported`, as `griptrack show` prints it).
+  imported(comparison) {
+    const section = document.getElementById("imported");
+    const app = comparison.source === "griptrack" ? "griptrack export" : "Tindeq app";
+    document.getElementById("imported-title").textContent = `${app} vs griptrack`;
+    const test = [historyPage.testTitle(comparison.test_type), comparison.tested_at,
+      comparison.tag ? `tag “${comparison.tag}”` : null, comparison.file_name];
+    document.getElementById("imported-test").textContent = test.filter(Boolean).join(" · ");
+    const comment = document.getElementById("imported-comment");
+    comment.textContent = comparison.comment ? `Comment: ${comparison.comment}` : "";
+    comment.hidden = !comparison.comment;
+    const body = document.getElementById("imported-rows");
+    for (const figure of comparison.figures) {
+      const row = body.insertRow();
+      row.dataset.name = figure.name;
+      griptrack.cell(row, figure.name);
+      const exact = (value) => (value === undefined ? {} : { "data-value": String(value) });
+      griptrack.cell(row, historyPage.figure(figure.app), { class: "app", ...exact(figure.app) });
+      griptrack.cell(row, historyPage.figure(figure.griptrack), { class: "griptrack", ...exact(figure.griptrack) });
+      griptrack.cell(row, historyPage.difference(figure.difference), { class: "difference", ...exact(figure.difference) });
+      griptrack.cell(row, figure.unit);
+    }
+    section.hidden = false;
+  },
+
+  testTitle(type) {
+    const titles = {
+      peak: "peak force test", endurance: "endurance test", rfd: "RFD test", repeaters: "repeaters",
+      "critical-force": "critical force test", recording: "recording",
+    };
+    return titles[type] || type;
+  },
+
+  figure(value) { return value === undefined ? "–" : value.toFixed(2); },
+  // Signed, and never "-0.00": a difference that rounds to nothing is no loss.
+  difference(value) {
+    if (value === undefined) return "–";
+    const fixed = value.toFixed(2);
+    return Number(fixed) === 0 ? "+0.00" : (value > 0 ? "+" : "") + fixed;
   },
 
   // The whole recording, one point per pixel column (its highest force), efforts shaded.
