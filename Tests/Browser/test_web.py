@@ -27,7 +27,7 @@ from replay_daemon import ROOT, Daemon, expected_peaks, free_port, wait_for
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
-    parser.add_argument("--screenshots", default=None, help="save live.png and recording.png here")
+    parser.add_argument("--screenshots", default=None, help="save live.png, recording.png, imported.png and the rest here")
     arguments = parser.parse_args()
     peaks = expected_peaks()
 
@@ -131,6 +131,7 @@ def main():
                 page.goto(f"{daemon.url}/history?id={imported}")
                 wait_for(lambda: page.locator("#imported").is_visible(), 10, "the app's figures")
                 assert page.locator("#imported-title").text_content() == "Tindeq app vs griptrack"
+                assert page.locator("#imported-app").text_content() == "Tindeq app"
                 test = page.locator("#imported-test").text_content()
                 assert test.startswith("peak force test · 2026-03-14 09:31:55 · tag “right half crimp”"), test
                 row = page.locator('#imported-rows tr[data-name="max"]')
@@ -143,8 +144,21 @@ def main():
                     (row.inner_html(), shown)
                 assert row.locator("td.griptrack").text_content() == f"{griptrack_max:.2f}", row.text_content()
                 assert row.locator("td:last-child").text_content() == "kg"
+                assert page.locator("#imported-reps").is_hidden(), "a peak force test has no reps"
                 if arguments.screenshots:
                     page.screenshot(path=os.path.join(shots, "imported.png"), full_page=True)
+                # A repeaters bundle: the app's reps beside griptrack's efforts, rep by rep.
+                bundle = daemon.import_export(os.path.join(ROOT, "Tests", "GripImportTests", "Fixtures", "repeaters.zip"))
+                page.goto(f"{daemon.url}/history?id={bundle}")
+                wait_for(lambda: page.locator("#imported-reps").is_visible(), 10, "the app's reps")
+                reps = json.loads(daemon.griptrack("show", str(bundle), "--json"))["imported"]["reps"]
+                rows = page.locator("#imported-rep-rows tr")
+                assert rows.count() == len(reps) > 0, (rows.count(), reps)
+                first = [rows.nth(0).locator("td").nth(index).text_content() for index in range(8)]
+                assert first[:2] == [str(reps[0]["set"]), str(reps[0]["rep"])], first
+                assert first[3] == f"{reps[0]['mean_kg']:.2f}" and first[6] == f"{reps[0]['peak_kg']:.2f}", (first, reps[0])
+                if arguments.screenshots:
+                    page.screenshot(path=os.path.join(shots, "imported-reps.png"), full_page=True)
 
             def recordings_api_is_list_json():
                 page.goto(daemon.url + "/history")

@@ -83,6 +83,7 @@ const historyPage = {
     const section = document.getElementById("imported");
     const app = comparison.source === "griptrack" ? "griptrack export" : "Tindeq app";
     document.getElementById("imported-title").textContent = `${app} vs griptrack`;
+    document.getElementById("imported-app").textContent = app;
     const test = [historyPage.testTitle(comparison.test_type), comparison.tested_at,
       comparison.tag ? `tag “${comparison.tag}”` : null, comparison.file_name];
     document.getElementById("imported-test").textContent = test.filter(Boolean).join(" · ");
@@ -100,7 +101,32 @@ const historyPage = {
       griptrack.cell(row, historyPage.difference(figure.difference), { class: "difference", ...exact(figure.difference) });
       griptrack.cell(row, figure.unit);
     }
+    historyPage.importedReps(comparison.reps);
     section.hidden = false;
+  },
+
+  // The app's reps, each beside the effort griptrack cut at the same place in the order (a critical force test's
+  // figure is the median, the others' the average).
+  importedReps(reps) {
+    if (!reps.length) return;
+    const medians = reps.some((rep) => rep.app_median_kg !== undefined);
+    document.getElementById("imported-rep-figure").textContent = medians ? "App median kg" : "App avg kg";
+    const minus = (a, b) => (a === undefined || b === undefined ? undefined : a - b);
+    const body = document.getElementById("imported-rep-rows");
+    for (const rep of reps) {
+      const row = body.insertRow();
+      const app = medians ? rep.app_median_kg : rep.app_avg_kg;
+      griptrack.cell(row, String(rep.set));
+      griptrack.cell(row, String(rep.rep));
+      griptrack.cell(row, historyPage.figure(app));
+      griptrack.cell(row, historyPage.figure(rep.mean_kg));
+      griptrack.cell(row, historyPage.difference(minus(rep.mean_kg, app)));
+      griptrack.cell(row, historyPage.figure(rep.app_peak_kg));
+      griptrack.cell(row, historyPage.figure(rep.peak_kg));
+      griptrack.cell(row, historyPage.difference(minus(rep.peak_kg, rep.app_peak_kg)));
+    }
+    document.getElementById("imported-reps").hidden = false;
+    document.getElementById("imported-unmatched").hidden = reps.every((rep) => rep.effort_index !== undefined);
   },
 
   testTitle(type) {
