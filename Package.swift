@@ -86,7 +86,8 @@ var package = Package(
             name: "GripStore",
             dependencies: [
                 "GripAnalysis", "GripEntitlements", .product(name: "GRDB", package: "GRDB.swift"),
-                // WebRole: a web credential's role is the WEB request's.
+                // WebRole: a web credential's role is the WEB request's; ImportComparison, computed here from the
+                // stored figures for the CLI and the daemon alike.
                 "GripProtocol",
                 // SHA-256 of the web app's tokens: only their hashes are stored (docs/web.md).
                 .product(name: "Crypto", package: "swift-crypto"),

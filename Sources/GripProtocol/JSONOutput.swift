@@ -20,4 +20,8 @@ package enum JSONOutput {
         data.append(0x0A)
         return data
     }
+
+    /// A float32 force widened to Double, as the Double of the float's shortest decimal: JSON then shows the
+    /// device's 48.42075, not 48.42074966430664.
+    package static func float32Decimal(_ value: Double) -> Double { Double(Float(value).description) ?? value }
 }

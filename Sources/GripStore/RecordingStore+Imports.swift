@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GripAnalysis
 import GripEntitlements
+import GripProtocol
 
 extension RecordingStore {
     /// Stores an imported test in one IMMEDIATE transaction: the free plan's admission, the samples, griptrack's
@@ -123,5 +124,19 @@ extension RecordingStore {
                     message: "the stored header fields do not decode: \(error)")
             }
         }
+    }
+
+    /// The app's figures of an imported recording beside griptrack's, as `griptrack show` and the daemon's `SHOW`
+    /// reply give them; the samples are read only when the app gave an RFD over the whole series to compare.
+    ///
+    /// - Parameters:
+    ///   - row: The recording.
+    ///   - efforts: Its efforts.
+    /// - Returns: The comparison, or `nil` for a recording that was not imported.
+    /// - Throws: As ``importedFigures(of:)`` and ``samples(of:)``.
+    package func importComparison(of row: RecordingRow, efforts: [StoredEffort]) throws(GripStoreError) -> ImportComparison? {
+        guard let figures = try importedFigures(of: row.id) else { return nil }
+        let series = figures.rfd2080KilogramsPerSecond == nil ? [] : try samples(of: row.id)
+        return ImportComparison(figures, efforts: efforts, maxKg: row.maxKilograms, samples: series)
     }
 }

@@ -34,12 +34,13 @@ class Daemon:
     def __init__(self, bin_dir, directory, port, speed=2):
         self.bin_dir = bin_dir
         self.socket = os.path.join(directory, "griptrack.sock")
-        config = os.path.join(directory, "griptrack.toml")
+        self.database = os.path.join(directory, "griptrack.db")
+        self.config = config = os.path.join(directory, "griptrack.toml")
         with open(config, "w") as file:
             file.write("[web]\nanonymous = \"none\"\n")
         self.process = subprocess.Popen(
             [os.path.join(bin_dir, "griptrackd"), "--config", config, "--socket", self.socket,
-             "--db", os.path.join(directory, "griptrack.db"),
+             "--db", self.database,
              "--replay", os.path.join(ROOT, "captures", CAPTURE + ".btsnoop"), "--speed", str(speed),
              "--wait-for-watcher", "--web", f"127.0.0.1:{port}"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "griptrackd.log"), "w"))
@@ -63,6 +64,17 @@ class Daemon:
         if result.returncode != 0:
             raise AssertionError(f"griptrack {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
         return result.stdout
+
+    def import_export(self, path):
+        """`griptrack import PATH` into the daemon's database (the daemon takes no imports: the file is opened
+        beside it); the new recording's id."""
+        result = subprocess.run(
+            [os.path.join(self.bin_dir, "griptrack"), "import", path, "--json", "--db", self.database,
+             "--config", self.config],
+            capture_output=True, text=True, timeout=20)
+        if result.returncode != 0:
+            raise AssertionError(f"griptrack import {path} exited {result.returncode}: {result.stderr}")
+        return json.loads(result.stdout)["imports"][0]["id"]
 
     def stop(self):
         self.process.terminate()

@@ -5,8 +5,8 @@ Debian's Chromium, driven by Playwright for Python, against the built `griptrack
 127.0.0.1:PORT` with its socket and database in a temporary directory: pair through `griptrack web pair`, watch the
 live number follow the samples (read from the DOM), see an effort appear with its float32-exact peak (the capture's
 expected JSON), start and stop a recording, open its history page, compare /api/recordings with `griptrack list
---json`, run a training protocol against a second replay (phase and rep advancing, the set's summary), and find a
-revoked session refused.
+--json`, open an imported Tindeq test's page (the app's figures beside griptrack's), run a training protocol against
+a second replay (phase and rep advancing, the set's summary), and find a revoked session refused.
 
 Usage: Tests/Browser/test_web.py [--bin DIR] [--screenshots DIR]
 Prints "browser: N passed, N failed" and exits non-zero when a check failed.
@@ -27,7 +27,7 @@ from replay_daemon import ROOT, Daemon, expected_peaks, free_port, wait_for
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
-    parser.add_argument("--screenshots", default=None, help="save live.png and recording.png here")
+    parser.add_argument("--screenshots", default=None, help="save live.png, recording.png, imported.png and the rest here")
     arguments = parser.parse_args()
     peaks = expected_peaks()
 
@@ -116,12 +116,49 @@ def main():
                 wait_for(lambda: page.locator("#one").is_visible(), 10, "the recording's page")
                 assert page.locator("#title").text_content() == f"Recording {state['id']}"
                 assert page.locator("#setup").text_content() == setup, page.locator("#setup").text_content()
+                assert page.locator("#imported").is_hidden(), "a recording griptrack measured has no app figures"
                 wait_for(lambda: page.evaluate(
                     "() => { const c = document.getElementById('chart'); const d = c.getContext('2d')"
                     ".getImageData(0, 0, c.width, c.height).data; for (let i = 3; i < d.length; i += 4)"
                     " if (d[i]) return true; return false; }"), 10, "the chart to be drawn")
                 if arguments.screenshots:
                     page.screenshot(path=os.path.join(shots, "recording.png"), full_page=True)
+
+            def imported_test_page():
+                # The Tindeq app's peak force export: its max as the file writes it, griptrack's from the same samples.
+                fixture = os.path.join(ROOT, "Tests", "GripImportTests", "Fixtures", "peak-force.csv")
+                imported = daemon.import_export(fixture)
+                page.goto(f"{daemon.url}/history?id={imported}")
+                wait_for(lambda: page.locator("#imported").is_visible(), 10, "the app's figures")
+                assert page.locator("#imported-title").text_content() == "Tindeq app vs griptrack"
+                assert page.locator("#imported-app").text_content() == "Tindeq app"
+                test = page.locator("#imported-test").text_content()
+                assert test.startswith("peak force test · 2026-03-14 09:31:55 · tag “right half crimp”"), test
+                row = page.locator('#imported-rows tr[data-name="max"]')
+                assert row.count() == 1, page.locator("#imported-rows").text_content()
+                assert row.locator("td.app").get_attribute("data-value") == "42.2697786", row.inner_html()
+                assert row.locator("td.app").text_content() == "42.27", row.text_content()
+                shown = json.loads(daemon.griptrack("show", str(imported), "--json"))["imported"]["figures"]
+                griptrack_max = next(figure["griptrack"] for figure in shown if figure["name"] == "max")
+                assert float(row.locator("td.griptrack").get_attribute("data-value")) == griptrack_max, \
+                    (row.inner_html(), shown)
+                assert row.locator("td.griptrack").text_content() == f"{griptrack_max:.2f}", row.text_content()
+                assert row.locator("td:last-child").text_content() == "kg"
+                assert page.locator("#imported-reps").is_hidden(), "a peak force test has no reps"
+                if arguments.screenshots:
+                    page.screenshot(path=os.path.join(shots, "imported.png"), full_page=True)
+                # A repeaters bundle: the app's reps beside griptrack's efforts, rep by rep.
+                bundle = daemon.import_export(os.path.join(ROOT, "Tests", "GripImportTests", "Fixtures", "repeaters.zip"))
+                page.goto(f"{daemon.url}/history?id={bundle}")
+                wait_for(lambda: page.locator("#imported-reps").is_visible(), 10, "the app's reps")
+                reps = json.loads(daemon.griptrack("show", str(bundle), "--json"))["imported"]["reps"]
+                rows = page.locator("#imported-rep-rows tr")
+                assert rows.count() == len(reps) > 0, (rows.count(), reps)
+                first = [rows.nth(0).locator("td").nth(index).text_content() for index in range(8)]
+                assert first[:2] == [str(reps[0]["set"]), str(reps[0]["rep"])], first
+                assert first[3] == f"{reps[0]['mean_kg']:.2f}" and first[6] == f"{reps[0]['peak_kg']:.2f}", (first, reps[0])
+                if arguments.screenshots:
+                    page.screenshot(path=os.path.join(shots, "imported-reps.png"), full_page=True)
 
             def recordings_api_is_list_json():
                 page.goto(daemon.url + "/history")
@@ -248,6 +285,7 @@ def main():
                 ("start and stop a recording", start_and_stop_recording),
                 ("the recording's history page shows it, with who and how", history_page),
                 ("/api/recordings is what griptrack list --json prints", recordings_api_is_list_json),
+                ("an imported test's page shows the Tindeq app's figures beside griptrack's", imported_test_page),
                 ("a protocol run: bad notation refused, phases, reps and cues advance, the set's summary", protocol_run),
                 ("the watch role runs a protocol view-only", watch_runs_view_only),
                 ("a revoked session is refused", revoked_session_refused),

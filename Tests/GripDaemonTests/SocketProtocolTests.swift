@@ -31,7 +31,7 @@ struct SocketProtocolTests {
         let version = try #require(try await client.readMessage())
         #expect(version["class"] as? String == "VERSION")
         #expect(version["proto_major"] as? Int == 1)
-        #expect(version["proto_minor"] as? Int == 8)
+        #expect(version["proto_minor"] as? Int == 9)
         #expect((version["release"] as? String)?.isEmpty == false)
 
         client.send("{\"class\":\"WATCH\",\"enable\":true}\n")

@@ -118,6 +118,8 @@ struct TypedLinesTests {
             #"{"class":"WEB","action":"tokens","credentials":[{"name":"tablet","role":"record","kind":"session","created":1795000000.0,"revoked":1795000600.0}]}"#,
             #"{"class":"WEB","action":"revoke","name":"tablet","revoked":true}"#,
             #"{"class":"ERROR","message":"recording 7 is being recorded","code":"busy"}"#,
+            // 1.9: an imported test's SHOW, the app's figures beside griptrack's.
+            #"{"class":"SHOW","recording":{"id":3,"uuid":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","started_at":1773480715.0,"ended_at":1773480722.0,"device":"Tindeq Progressor","profile":"Tindeq Progressor","state":"complete","max_kg":42.26978,"avg_kg":42.26978,"samples":658,"efforts":1},"efforts":[],"imported":{"source":"tindeq-app","file_name":"peak \"1\".csv","test_type":"peak","tested_at":"2026-03-14 09:31:55","tag":"right half crimp","figures":[{"name":"max","unit":"kg","app":42.2697786,"griptrack":42.26978,"difference":-1.0000000116860974e-06},{"name":"RFD 20–80","unit":"kg/s","app":289.86}],"reps":[{"set":1,"rep":1,"app_avg_kg":21.5,"app_peak_kg":22.25,"effort_index":0,"mean_kg":21.3,"peak_kg":22.39263}],"fields":[{"name":"comment","value":""}],"threshold_crossings":[{"time_seconds":1.058717,"weight_kilograms":3.7524884}]}}"#,
         ]
         for line in lines {
             let message = try #require(DaemonMessage.parse(line), "unreadable: \(line)")

@@ -168,6 +168,7 @@ struct WebServerTests {
         let one = try await web.request("GET", "/api/recordings/\(id)", headers: watch)
         #expect(one.status == 200)
         #expect((one.json?["recording"] as? [String: Any])?["hand"] as? String == "left")
+        #expect(one.json?["imported"] == nil, "a recording griptrack measured has no app figures")
         let samples = try await web.request("GET", "/api/recordings/\(id)/samples", headers: watch)
         #expect(samples.status == 200)
         let t = try #require(samples.json?["t"] as? [Double])

@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import GripTestSupport
 import Testing
 

@@ -40,7 +40,8 @@ struct StoreAnswers {
         case .show(let id):
             let row = try visibleRow(id, shown: shown)
             let efforts = try call { () throws(GripStoreError) in try store.efforts(of: id) }
-            return ProtocolMessage.show(row, efforts: efforts)
+            let imported = try call { () throws(GripStoreError) in try store.importComparison(of: row, efforts: efforts) }
+            return ProtocolMessage.show(row, efforts: efforts, imported: imported)
         case .read(let id, let sequence):
             _ = try visibleRow(id, shown: shown)
             let page = try call { () throws(GripStoreError) in

@@ -54,9 +54,9 @@ extension ProtocolMessage {
         ).line
     }
 
-    /// The `SHOW` reply.
-    static func show(_ row: RecordingRow, efforts: [StoredEffort]) -> String {
-        DaemonMessage.ShowReply(recording: recordingObject(row), efforts: efforts.map(effortObject)).line
+    /// The `SHOW` reply; `imported` (1.9) for a test imported from another app.
+    static func show(_ row: RecordingRow, efforts: [StoredEffort], imported: ImportComparison?) -> String {
+        DaemonMessage.ShowReply(recording: recordingObject(row), efforts: efforts.map(effortObject), imported: imported).line
     }
 
     /// The `READ` reply: one page of samples, device times in seconds as in `SAMPLES`.

@@ -100,15 +100,21 @@ extension DaemonMessage {
 
         package var recording: RecordingObject
         package var efforts: [EffortObject]
+        /// 1.9: for an imported test, the app's figures beside griptrack's (`show --json`'s `imported`); absent for
+        /// a recording griptrack measured.
+        package var imported: ImportComparison?
 
-        package init(recording: RecordingObject, efforts: [EffortObject]) {
+        /// - Parameters: See the properties.
+        package init(recording: RecordingObject, efforts: [EffortObject], imported: ImportComparison? = nil) {
             self.recording = recording
             self.efforts = efforts
+            self.imported = imported
         }
 
         package func write(to fields: inout JSONLine) {
             fields.add("recording", object: recording)
             fields.add("efforts", objects: efforts)
+            if let imported { fields.add("imported", object: imported) }
         }
     }
 

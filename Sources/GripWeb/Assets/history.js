@@ -72,8 +72,77 @@ const historyPage = {
       griptrack.cell(row, effort.rfd_kg_s === undefined ? "–" : effort.rfd_kg_s.toFixed(0));
       griptrack.cell(row, effort.impulse_kg_s.toFixed(1));
     }
+    if (reply.imported) historyPage.imported(reply.imported);
     const samples = await griptrack.api(`/api/recordings/${encodeURIComponent(id)}/samples`);
     historyPage.chart(document.getElementById("chart"), samples.t, samples.kg, reply.efforts);
+  },
+
+  // An imported test: the other app's own figures beside griptrack's from the same samples (the SHOW reply's
+  // `imported`, as `griptrack show` prints it).
+  imported(comparison) {
+    const section = document.getElementById("imported");
+    const app = comparison.source === "griptrack" ? "griptrack export" : "Tindeq app";
+    document.getElementById("imported-title").textContent = `${app} vs griptrack`;
+    document.getElementById("imported-app").textContent = app;
+    const test = [historyPage.testTitle(comparison.test_type), comparison.tested_at,
+      comparison.tag ? `tag “${comparison.tag}”` : null, comparison.file_name];
+    document.getElementById("imported-test").textContent = test.filter(Boolean).join(" · ");
+    const comment = document.getElementById("imported-comment");
+    comment.textContent = comparison.comment ? `Comment: ${comparison.comment}` : "";
+    comment.hidden = !comparison.comment;
+    const body = document.getElementById("imported-rows");
+    for (const figure of comparison.figures) {
+      const row = body.insertRow();
+      row.dataset.name = figure.name;
+      griptrack.cell(row, figure.name);
+      const exact = (value) => (value === undefined ? {} : { "data-value": String(value) });
+      griptrack.cell(row, historyPage.figure(figure.app), { class: "app", ...exact(figure.app) });
+      griptrack.cell(row, historyPage.figure(figure.griptrack), { class: "griptrack", ...exact(figure.griptrack) });
+      griptrack.cell(row, historyPage.difference(figure.difference), { class: "difference", ...exact(figure.difference) });
+      griptrack.cell(row, figure.unit);
+    }
+    historyPage.importedReps(comparison.reps);
+    section.hidden = false;
+  },
+
+  // The app's reps, each beside the effort griptrack cut at the same place in the order (a critical force test's
+  // figure is the median, the others' the average).
+  importedReps(reps) {
+    if (!reps.length) return;
+    const medians = reps.some((rep) => rep.app_median_kg !== undefined);
+    document.getElementById("imported-rep-figure").textContent = medians ? "App median kg" : "App avg kg";
+    const minus = (a, b) => (a === undefined || b === undefined ? undefined : a - b);
+    const body = document.getElementById("imported-rep-rows");
+    for (const rep of reps) {
+      const row = body.insertRow();
+      const app = medians ? rep.app_median_kg : rep.app_avg_kg;
+      griptrack.cell(row, String(rep.set));
+      griptrack.cell(row, String(rep.rep));
+      griptrack.cell(row, historyPage.figure(app));
+      griptrack.cell(row, historyPage.figure(rep.mean_kg));
+      griptrack.cell(row, historyPage.difference(minus(rep.mean_kg, app)));
+      griptrack.cell(row, historyPage.figure(rep.app_peak_kg));
+      griptrack.cell(row, historyPage.figure(rep.peak_kg));
+      griptrack.cell(row, historyPage.difference(minus(rep.peak_kg, rep.app_peak_kg)));
+    }
+    document.getElementById("imported-reps").hidden = false;
+    document.getElementById("imported-unmatched").hidden = reps.every((rep) => rep.effort_index !== undefined);
+  },
+
+  testTitle(type) {
+    const titles = {
+      peak: "peak force test", endurance: "endurance test", rfd: "RFD test", repeaters: "repeaters",
+      "critical-force": "critical force test", recording: "recording",
+    };
+    return titles[type] || type;
+  },
+
+  figure(value) { return value === undefined ? "–" : value.toFixed(2); },
+  // Signed, and never "-0.00": a difference that rounds to nothing is no loss.
+  difference(value) {
+    if (value === undefined) return "–";
+    const fixed = value.toFixed(2);
+    return Number(fixed) === 0 ? "+0.00" : (value > 0 ? "+" : "") + fixed;
   },
 
   // The whole recording, one point per pixel column (its highest force), efforts shaded.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GripAnalysis
 import GripImport
+import GripProtocol
 import GripStore
 
 extension Griptrack {

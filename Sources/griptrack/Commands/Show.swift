@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GripAnalysis
+import GripProtocol
 import GripStore
 import GripSync
 
@@ -82,9 +83,7 @@ extension Griptrack {
             let samples = try library.samples(of: row.id)
             try writeChart(name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples)
             // An imported test: the app's own figures beside griptrack's.
-            let imported = try library.importedFigures(of: row.id).map {
-                ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
-            }
+            let imported = try library.importComparison(of: row, efforts: efforts, samples: samples)
             let scored = try scoredProtocol(row)
             var critical = try criticalForce
                 ? Self.criticalForceReport(efforts, bodyWeightKg: row.setup.bodyWeightKilograms) : nil

@@ -6,12 +6,11 @@ import GripStore
 /// griptrackd's database, through its socket (protocol 1.2: LIST, SHOW, READ, STATS, HISTORY, PLAN, DELETE, PRO).
 /// The daemon applies its own plan and authorization; an `ERROR` reply's `code` picks the exit code.
 final class DaemonLibrary: RecordingLibrary {
-    /// `griptrack import` writes the personal database (the daemon takes no imports yet), so none of the daemon's
-    /// recordings carries the app's figures.
-    func importedFigures(of id: RecordingID) throws -> ImportedFigures? { nil }
-
     let connection: DaemonConnection
     let database: DatabaseChoice
+    /// The last SHOW reply's recording and its `imported` (protocol 1.9), so the comparison comes from the reply
+    /// `show(_:)` read rather than a second SHOW.
+    private var lastShown: (id: RecordingID, imported: ImportComparison?)?
 
     /// - Throws: `DaemonClientError.protocolTooOld` for a daemon older than protocol 1.2.
     init(connection: DaemonConnection) throws(DaemonClientError) {
@@ -39,7 +38,15 @@ final class DaemonLibrary: RecordingLibrary {
 
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort]) {
         let reply = try ask(.show(id: id.rawValue), Self.show)
+        lastShown = (id, reply.imported)
         return (try reply.recording.row(), reply.efforts.map(\.stored))
+    }
+
+    /// The daemon compares (`SHOW`'s `imported`, computed by GripStore as a local library does); a daemon older than
+    /// protocol 1.9 sends none.
+    func importComparison(of row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) throws -> ImportComparison? {
+        if let lastShown, lastShown.id == row.id { return lastShown.imported }
+        return try ask(.show(id: row.id.rawValue), Self.show).imported
     }
 
     func samples(of id: RecordingID) throws -> [StoredSample] {

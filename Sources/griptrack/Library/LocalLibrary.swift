@@ -1,5 +1,6 @@
 import Foundation
 import GripAnalysis
+import GripProtocol
 import GripStore
 
 /// A database file the command opens itself: the personal database, or `--db PATH`.
@@ -44,8 +45,10 @@ struct LocalLibrary: RecordingLibrary {
         return try storeCall { () throws(GripStoreError) in try store.samples(of: id) }
     }
 
-    func importedFigures(of id: RecordingID) throws -> ImportedFigures? {
-        try storeCall { () throws(GripStoreError) in try store.importedFigures(of: id) }
+    func importComparison(of row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) throws -> ImportComparison? {
+        try storeCall { () throws(GripStoreError) in try store.importedFigures(of: row.id) }.map {
+            ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
+        }
     }
 
     func stats() throws -> (RecordingStatistics, Plan) {

@@ -18,8 +18,9 @@ protocol RecordingLibrary {
     func show(_ id: RecordingID) throws -> (RecordingRow, [StoredEffort])
     /// Every sample of a recording the plan shows (read a page of chunks at a time from a daemon).
     func samples(of id: RecordingID) throws -> [StoredSample]
-    /// The Tindeq app's own figures of an imported recording; nil for a recording griptrack measured.
-    func importedFigures(of id: RecordingID) throws -> ImportedFigures?
+    /// The Tindeq app's own figures of an imported recording beside griptrack's; nil for a recording griptrack
+    /// measured. `row`, `efforts` and `samples` are what ``show(_:)`` and ``samples(of:)`` gave for it.
+    func importComparison(of row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) throws -> ImportComparison?
     /// Max and average over what the plan shows.
     func stats() throws -> (RecordingStatistics, Plan)
     /// Every recording with its efforts (Pro): trends and comparisons.

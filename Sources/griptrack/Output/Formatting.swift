@@ -53,10 +53,6 @@ enum Format {
         return (value * scale).rounded() == 0 ? 0 : value
     }
 
-    /// A float32 force widened to Double, as the Double of the float's shortest decimal: JSON then shows the
-    /// device's 48.42075, not 48.42074966430664.
-    static func float32Decimal(_ value: Double) -> Double { Double(Float(value).description) ?? value }
-
     /// ``kg(_:)`` for a float32 force.
     static func kg(_ value: Float?) -> String { kg(value.map(Double.init)) }
 

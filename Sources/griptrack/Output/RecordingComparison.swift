@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 import GripStore
 
 /// Two recordings side by side (`griptrack compare`): the same figures `show` gives for each, and the change from
@@ -67,8 +68,8 @@ struct RecordingComparison: Encodable {
         self.second = second
         figures = [
             Row("efforts", "", Double(first.efforts), Double(second.efforts)),
-            Row("max", "kg", first.maxKg.map { Format.float32Decimal(Double($0)) }, second.maxKg.map { Format.float32Decimal(Double($0)) }),
-            Row("average", "kg", first.averageKg.map { Format.float32Decimal(Double($0)) }, second.averageKg.map { Format.float32Decimal(Double($0)) }),
+            Row("max", "kg", first.maxKg.map { JSONOutput.float32Decimal(Double($0)) }, second.maxKg.map { JSONOutput.float32Decimal(Double($0)) }),
+            Row("average", "kg", first.averageKg.map { JSONOutput.float32Decimal(Double($0)) }, second.averageKg.map { JSONOutput.float32Decimal(Double($0)) }),
             Row("MVC-7 (best 7 s mean)", "kg", first.mvc7Kg, second.mvc7Kg),
             Row("best RFD 20–80 %", "kg/s", first.bestRfd2080KgS, second.bestRfd2080KgS),
             Row("best RFD 0–200 ms", "kg/s", first.bestRfd200msKgS, second.bestRfd200msKgS),
