@@ -7,6 +7,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 import Synchronization
@@ -86,6 +87,9 @@ package final class WebServer: Service, Sendable {
         let router = Router(context: WebContext.self)
         addRoutes(to: router)
         let listen = settings.listen
+        // One event loop serves every browser: a board's screen has a handful of them, and each line the shared WATCH
+        // reads on one loop and writes to a browser on another cost that loop a wake-up.
+        let browsers = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let application = Application(
             router: router,
             server: try Self.serverBuilder(tls: settings.tls),
@@ -99,6 +103,7 @@ package final class WebServer: Service, Sendable {
                 access.setListenAddress(actual.description, scheme: settings.tls == nil ? "http" : "https")
                 logger.info("Web app listening", metadata: ["web.listen": "\(actual)"])
             },
+            eventLoopGroupProvider: .shared(browsers),
             logger: logger)
         async let controlled: Void = control.run()
         defer {
@@ -111,5 +116,6 @@ package final class WebServer: Service, Sendable {
         } catch is CancellationError {}
         control.finish()
         await controlled
+        try? await browsers.shutdownGracefully()
     }
 }
