@@ -3,7 +3,7 @@ import GripTestSupport
 import Testing
 
 /// `griptrack devices` against the fake BlueZ on a private bus (DBUS_SYSTEM_BUS_ADDRESS).
-@Suite("griptrack devices", .serialized, .timeLimit(.minutes(1)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
+@Suite("griptrack devices", .serialized, .timeLimit(.minutes(2)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
 struct DevicesCommandTests {
     static func run(_ arguments: [String], bus: String) async throws -> CLIRunner.Result {
         let runner = try CLIRunner()

@@ -4,7 +4,7 @@ import Testing
 
 /// `griptrack record` and `status` against a scripted protocol-1.1 daemon: the requests the CLI sends, what it
 /// prints, and its exit codes, compared verbatim.
-@Suite("griptrack record and status, client side", .serialized, .timeLimit(.minutes(1)))
+@Suite("griptrack record and status, client side", .serialized, .timeLimit(.minutes(2)))
 struct RecordClientTests {
     static let status = #"{"class":"STATUS","device":{"source":"bluez","state":"streaming","profile":"progressor","address":"F0:0D:CA:FE:12:34","name":"Progressor_1234","battery_mv":3921},"frames":{"total":10,"decoded":10,"malformed":0,"dropped":0},"ring":{"dropped":0,"oversized":0},"fanout_dropped":0,"clients":{"connected":1,"watching":0},"recorder":{"state":"idle","explicit":false},"access":{"pro":false,"reason":"Free: 3 of 5 recordings stored","stored":3,"limit":5}}"#
     static let started = #"{"class":"RECORD","event":"started","saving":true,"id":12,"access":"Free: 3 of 5 recordings stored"}"#

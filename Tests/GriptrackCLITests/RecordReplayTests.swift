@@ -5,7 +5,7 @@ import Logging
 import Testing
 
 /// `griptrack record --replay` and `status` against the real daemon (in-process, or the one the CLI starts).
-@Suite("griptrack record and status against griptrackd", .serialized, .timeLimit(.minutes(1)))
+@Suite("griptrack record and status against griptrackd", .serialized, .timeLimit(.minutes(2)))
 struct RecordReplayTests {
     @Test("status reaches a running griptrackd and shows its release, protocol and replay source")
     func statusOfRunningDaemon() async throws {
