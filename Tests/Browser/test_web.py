@@ -38,6 +38,11 @@ def main():
     # capture's six 7:3 pulls take 15 s.
     training_directory = tempfile.mkdtemp(prefix="griptrack-browser-training-")
     trainer = Daemon(arguments.bin, training_directory, free_port(), speed=4)
+    # Imported tests get a database of their own: their dates (the app's, March 2026) are older than the replay's
+    # recordings, so in the first daemon's free plan, which shows the newest 5 and stores at most 5, whether they
+    # were shown or even stored would depend on how many recordings the replay had made by then.
+    library_directory = tempfile.mkdtemp(prefix="griptrack-browser-imports-")
+    library = Daemon(arguments.bin, library_directory, free_port())
     shots = arguments.screenshots or directory
 
     def check(name, body):
@@ -125,40 +130,43 @@ def main():
                     page.screenshot(path=os.path.join(shots, "recording.png"), full_page=True)
 
             def imported_test_page():
+                output = library.cli("pair", "--role", "watch", "--name", "reader", "--no-qr")
+                reader = browser.new_page(viewport={"width": 1100, "height": 900})
+                reader.goto(next(line for line in output.splitlines() if line.startswith("http://")))
                 # The Tindeq app's peak force export: its max as the file writes it, griptrack's from the same samples.
                 fixture = os.path.join(ROOT, "Tests", "GripImportTests", "Fixtures", "peak-force.csv")
-                imported = daemon.import_export(fixture)
-                page.goto(f"{daemon.url}/history?id={imported}")
-                wait_for(lambda: page.locator("#imported").is_visible(), 10, "the app's figures")
-                assert page.locator("#imported-title").text_content() == "Tindeq app vs griptrack"
-                assert page.locator("#imported-app").text_content() == "Tindeq app"
-                test = page.locator("#imported-test").text_content()
+                imported = library.import_export(fixture)
+                reader.goto(f"{library.url}/history?id={imported}")
+                wait_for(lambda: reader.locator("#imported").is_visible(), 10, "the app's figures")
+                assert reader.locator("#imported-title").text_content() == "Tindeq app vs griptrack"
+                assert reader.locator("#imported-app").text_content() == "Tindeq app"
+                test = reader.locator("#imported-test").text_content()
                 assert test.startswith("peak force test · 2026-03-14 09:31:55 · tag “right half crimp”"), test
-                row = page.locator('#imported-rows tr[data-name="max"]')
-                assert row.count() == 1, page.locator("#imported-rows").text_content()
+                row = reader.locator('#imported-rows tr[data-name="max"]')
+                assert row.count() == 1, reader.locator("#imported-rows").text_content()
                 assert row.locator("td.app").get_attribute("data-value") == "42.2697786", row.inner_html()
                 assert row.locator("td.app").text_content() == "42.27", row.text_content()
-                shown = json.loads(daemon.griptrack("show", str(imported), "--json"))["imported"]["figures"]
+                shown = json.loads(library.griptrack("show", str(imported), "--json"))["imported"]["figures"]
                 griptrack_max = next(figure["griptrack"] for figure in shown if figure["name"] == "max")
                 assert float(row.locator("td.griptrack").get_attribute("data-value")) == griptrack_max, \
                     (row.inner_html(), shown)
                 assert row.locator("td.griptrack").text_content() == f"{griptrack_max:.2f}", row.text_content()
                 assert row.locator("td:last-child").text_content() == "kg"
-                assert page.locator("#imported-reps").is_hidden(), "a peak force test has no reps"
+                assert reader.locator("#imported-reps").is_hidden(), "a peak force test has no reps"
                 if arguments.screenshots:
-                    page.screenshot(path=os.path.join(shots, "imported.png"), full_page=True)
+                    reader.screenshot(path=os.path.join(shots, "imported.png"), full_page=True)
                 # A repeaters bundle: the app's reps beside griptrack's efforts, rep by rep.
-                bundle = daemon.import_export(os.path.join(ROOT, "Tests", "GripImportTests", "Fixtures", "repeaters.zip"))
-                page.goto(f"{daemon.url}/history?id={bundle}")
-                wait_for(lambda: page.locator("#imported-reps").is_visible(), 10, "the app's reps")
-                reps = json.loads(daemon.griptrack("show", str(bundle), "--json"))["imported"]["reps"]
-                rows = page.locator("#imported-rep-rows tr")
+                bundle = library.import_export(os.path.join(ROOT, "Tests", "GripImportTests", "Fixtures", "repeaters.zip"))
+                reader.goto(f"{library.url}/history?id={bundle}")
+                wait_for(lambda: reader.locator("#imported-reps").is_visible(), 10, "the app's reps")
+                reps = json.loads(library.griptrack("show", str(bundle), "--json"))["imported"]["reps"]
+                rows = reader.locator("#imported-rep-rows tr")
                 assert rows.count() == len(reps) > 0, (rows.count(), reps)
                 first = [rows.nth(0).locator("td").nth(index).text_content() for index in range(8)]
                 assert first[:2] == [str(reps[0]["set"]), str(reps[0]["rep"])], first
                 assert first[3] == f"{reps[0]['mean_kg']:.2f}" and first[6] == f"{reps[0]['peak_kg']:.2f}", (first, reps[0])
                 if arguments.screenshots:
-                    page.screenshot(path=os.path.join(shots, "imported-reps.png"), full_page=True)
+                    reader.screenshot(path=os.path.join(shots, "imported-reps.png"), full_page=True)
 
             def recordings_api_is_list_json():
                 page.goto(daemon.url + "/history")
@@ -295,11 +303,13 @@ def main():
     finally:
         daemon.stop()
         trainer.stop()
+        library.stop()
         if failed:
             print(open(os.path.join(directory, "griptrackd.log")).read()[-4000:])
             print(open(os.path.join(training_directory, "griptrackd.log")).read()[-4000:])
         shutil.rmtree(directory, ignore_errors=True)
         shutil.rmtree(training_directory, ignore_errors=True)
+        shutil.rmtree(library_directory, ignore_errors=True)
     print(f"browser: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
