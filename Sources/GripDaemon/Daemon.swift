@@ -111,6 +111,7 @@ package final class Daemon: Sendable {
         var forceHandle: UInt16 = 0
         var controlHandle: UInt16?
         let source: any Service
+        var delivery = SourceDelivery.asTheyArrive
         if let path = configuration.replayPath {
             let choice: ForceHandleChoice
             do {
@@ -121,10 +122,13 @@ package final class Daemon: Sendable {
             profile = choice.profile.calibrated(configuration.file.device.calibration)
             forceHandle = choice.handle
             controlHandle = choice.controlHandle
-            source = ReplaySource(
-                path: path, speed: configuration.replaySpeed, ring: ring, gate: gate,
+            let replay = ReplaySource(
+                path: path, speed: configuration.replaySpeed, ring: ring, gate: gate, pacing: pacing,
                 keepsStreamOpen: configuration.replayKeepsStreamOpen, logger: logger)
+            if replay.pushesBursts { delivery = .pacedReplay(pacing) }
+            source = replay
         } else if let radio {
+            delivery = .drainedRadio(pacing)
             // The configuration key is checked against the table when the file is read; a name from code is not.
             profile = DeviceProfiles.named(radio.profile, calibration: configuration.file.device.calibration) ?? profile
             if profile.transport == .advertisement {
@@ -153,7 +157,7 @@ package final class Daemon: Sendable {
             settings: segmenterSettings, live: live, recorderFeed: recorderFeed, control: control,
             status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
-            liveness: liveness, pacing: radio != nil ? pacing : nil, releasesPages: configuration.releasesStartupPages,
+            liveness: liveness, delivery: delivery, releasesPages: configuration.releasesStartupPages,
             logger: logger)
         // Sync only reads the store (and acknowledges its outbox), on its own task: recording never waits for it.
         let sync = configuration.sync.map {
@@ -213,12 +217,12 @@ package final class Daemon: Sendable {
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
         settings: SegmenterSettings, live: LiveWatchers, recorderFeed: RecorderFeed, control: PipelineControl,
         status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness,
-        pacing: NotificationPacing?, releasesPages: Bool, logger: Logger
+        delivery: SourceDelivery, releasesPages: Bool, logger: Logger
     ) -> any Service {
         PipelineService(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
             live: live, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
-            activity: activity, liveness: liveness, pacing: pacing, releasesPages: releasesPages, logger: logger)
+            activity: activity, liveness: liveness, delivery: delivery, releasesPages: releasesPages, logger: logger)
     }
 
     /// Returns once the socket thread is polling, i.e. a client that connects now is greeted at once, or when the

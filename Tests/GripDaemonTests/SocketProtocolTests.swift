@@ -89,6 +89,21 @@ struct SocketProtocolTests {
         try await harness.stop()
     }
 
+    @Test("with only batched watchers a paced replay comes in 40 ms bursts, one line each, and no sample is lost")
+    func batchedBursts() async throws {
+        let harness = try await DaemonHarness(speed: 10).started()
+        let batched = try await harness.watcher(pace: "batched")
+        let seen = try await batched.read(until: "RECORDING", event: "end").seen
+        let lines = seen.filter { $0["class"] as? String == "SAMPLES" }.compactMap { $0["t"] as? [Double] }
+        let times = lines.flatMap { $0 }
+        #expect(times.count == 5272)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "samples out of order")
+        // 2638 notifications in 6.6 s: 40 ms bursts make about 165 lines, plus one before each of the replay's
+        // events; a line per notification would be over 2,600.
+        #expect(lines.count < 400, "\(lines.count) SAMPLES lines")
+        try await harness.stop()
+    }
+
     @Test("a slow watcher gets the same samples as an immediate one in a fraction of a batched watcher's lines")
     func slowPace() async throws {
         let harness = try await DaemonHarness(speed: 10).started()

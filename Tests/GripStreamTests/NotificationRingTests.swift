@@ -217,6 +217,33 @@ struct NotificationRingTests {
         consumer.join()
     }
 
+    @Test("a burst pushed without waking wakes a sleeping consumer once, at its end, with every entry in it")
+    func burstWakesOnceAtItsEnd() {
+        let ring = NotificationRing(capacityPowerOfTwo: 8)
+        let returned = Flag()
+        let burst = (10..<13).map { Entry.derived(from: $0) }
+        let consumer = TestThread {
+            ring.waitForData()
+            returned.set()
+            #expect(ring.pop() == burst, "the consumer woke before the whole burst was in the ring")
+        }
+        #expect(Flag.poll(upTo: 30) { ring.consumerIsSleeping }, "waitForData never went to sleep on an empty ring")
+        for entry in burst {
+            let pushed = entry.value.withUnsafeBytes {
+                ring.tryPush(
+                    kind: entry.kind, handle: entry.handle, hostMicros: entry.hostMicros, value: $0, wakesConsumer: false)
+            }
+            #expect(pushed)
+        }
+        pause(milliseconds: 100)
+        #expect(!returned.isSet, "an entry pushed without waking woke the consumer")
+        #expect(ring.consumerIsSleeping)
+
+        ring.wakeSleepingConsumerAfterBurst()
+        #expect(returned.wait(upTo: 30), "the end of the burst did not wake the consumer")
+        consumer.join()
+    }
+
     @Test("a timed wait on an empty ring returns false once its time is up; a push during it ends it at once")
     func timedWaitForData() {
         let ring = NotificationRing(capacityPowerOfTwo: 8)

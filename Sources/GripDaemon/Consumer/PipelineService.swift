@@ -36,9 +36,9 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     let activity: EffortActivity?
     /// Marks the consumer busy per wake-up, for the watchdog.
     let liveness: ThreadLiveness?
-    /// The radio's paced notify socket, drained on this thread every batch interval while it is paced (so the
-    /// D-Bus thread does not wake per batch too); nil without a radio.
-    let pacing: NotificationPacing?
+    /// How the source hands notifications over; a radio's paced notify socket is drained on this thread every
+    /// batch interval while it is paced (so the D-Bus thread does not wake per batch too).
+    let delivery: SourceDelivery
     /// Give back the executable's pages connecting touched, 10 s into each connection (`ExecutablePages`).
     let releasesPages: Bool
 
@@ -48,7 +48,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
         settings: SegmenterSettings = .init(), live: LiveWatchers, recorderFeed: RecorderFeed? = nil,
         control: PipelineControl? = nil, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity? = nil,
-        liveness: ThreadLiveness? = nil, pacing: NotificationPacing? = nil, releasesPages: Bool = false,
+        liveness: ThreadLiveness? = nil, delivery: SourceDelivery = .asTheyArrive, releasesPages: Bool = false,
         logger: Logger
     ) {
         self.ring = ring
@@ -62,7 +62,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.status = status
         self.stateAtEnd = stateAtEnd
         self.activity = activity
-        self.pacing = pacing
+        self.delivery = delivery
         self.releasesPages = releasesPages
         self.liveness = liveness
         self.logger = logger
@@ -80,10 +80,10 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
             profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings)
         var sink = PipelineSink(
             ring: ring, live: live, recorderFeed: recorderFeed, control: control, status: status,
-            publishesLinkState: stateAtEnd != nil, activity: activity, liveness: liveness, pacing: pacing,
+            publishesLinkState: stateAtEnd != nil, activity: activity, liveness: liveness, delivery: delivery,
             releasesPages: releasesPages, logger: logger)
         logger.info("Pipeline started", metadata: ["device.profile": "\(profile.identifier)", "ring.capacity": "\(ring.capacity)"])
-        if let pacing { pacing.setOwnerWake { [ring] in ring.wakeConsumer() } }
+        delivery.drainPacing?.setOwnerWake { [ring] in ring.wakeConsumer() }
         StreamConsumer.run(ring: ring, processor: &processor, sink: &sink)
         let counters = processor.counters
         sink.finish(counters: counters, stateAtEnd: stateAtEnd)

@@ -18,7 +18,7 @@ struct PipelineSink: StreamSink {
     private let status: DaemonStatus
     private let activity: EffortActivity?
     private let liveness: ThreadLiveness?
-    private let pacing: NotificationPacing?
+    private let delivery: SourceDelivery
     private let releasesPages: Bool
     /// Whether link outputs set the device state (not when the source owns it: the radio's control task).
     private let publishesLinkState: Bool
@@ -36,7 +36,7 @@ struct PipelineSink: StreamSink {
     init(
         ring: NotificationRing, live: LiveWatchers, recorderFeed: RecorderFeed?, control: PipelineControl?,
         status: DaemonStatus, publishesLinkState: Bool, activity: EffortActivity?, liveness: ThreadLiveness?,
-        pacing: NotificationPacing?, releasesPages: Bool, logger: Logger
+        delivery: SourceDelivery, releasesPages: Bool, logger: Logger
     ) {
         self.ring = ring
         self.recorderFeed = recorderFeed
@@ -45,7 +45,7 @@ struct PipelineSink: StreamSink {
         self.publishesLinkState = publishesLinkState
         self.activity = activity
         self.liveness = liveness
-        self.pacing = pacing
+        self.delivery = delivery
         self.releasesPages = releasesPages
         self.logger = logger
         writer = LiveWriter(watchers: live)
@@ -58,13 +58,13 @@ struct PipelineSink: StreamSink {
 
     mutating func willWait() -> Int64? {
         liveness?.idle(.consumer)
-        return Self.earliest(pacing?.microsUntilDrain(), writer.microsUntilFlush())
+        return Self.earliest(delivery.drainPacing?.microsUntilDrain(), writer.microsUntilFlush())
     }
 
     mutating func didWake() {
         liveness?.busy(.consumer)
         // The drain pushes this batch's notifications into the ring, popped right after.
-        pacing?.drainIfDue()
+        delivery.drainPacing?.drainIfDue()
         watching = writer.refresh()
     }
 
@@ -102,8 +102,8 @@ struct PipelineSink: StreamSink {
         }
         // The end-of-stream batch is handed over by `finish`, after STATUS says the stream ended.
         if batch.ended { return }
-        // A paced radio hands notifications over in 40 ms bursts: then each burst is one batched SAMPLES line.
-        writer.endBatch(perBurst: pacing?.isDraining == true)
+        // A paced radio or replay hands notifications over in 40 ms bursts: then each burst is one batched line.
+        writer.endBatch(perBurst: delivery.arrivesInBursts)
         if !(recorderFeed?.offer(&recorderBatch) ?? true) {
             // The recorder held the hand-off's lock (a thread preempted inside `take`). The batch is kept, but
             // with an idle ring `waitForData` would sleep on it, and a command's outcome (the reply to RECORD)

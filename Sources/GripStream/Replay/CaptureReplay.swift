@@ -325,15 +325,37 @@ package struct Pacer {
         if case .factor(let value) = speed, value > 0 { factor = value } else { factor = nil }
     }
 
-    package mutating func wait(untilCaptureMicros micros: Int64) {
+    /// Whether it waits at all (not at full speed).
+    package var isPaced: Bool { factor != nil }
+
+    /// Sleeps until the event at capture time `micros` is due.
+    /// - Parameters:
+    ///   - burstNanos: when given, the event is due at the next multiple of it (wall time since the first event)
+    ///     at or after its own time, so the events due within one interval are pushed together, as a radio drained
+    ///     every interval hands them over.
+    ///   - beforeSleeping: called when the event is not due yet, before the sleep (the end of a burst).
+    package mutating func wait(
+        untilCaptureMicros micros: Int64, burstNanos: UInt64? = nil, beforeSleeping: () -> Void = {}
+    ) {
         guard let factor else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard let origin else {
             origin = (micros, now)
             return
         }
-        let due = origin.wall + UInt64(max(0, Double(micros - origin.capture) * 1000 / factor))
-        if due > now { Thread.sleep(forTimeInterval: Double(due - now) / 1e9) }
+        let due = origin.wall
+            + Self.dueNanos(afterCaptureMicros: micros - origin.capture, factor: factor, burstNanos: burstNanos)
+        guard due > now else { return }
+        beforeSleeping()
+        Thread.sleep(forTimeInterval: Double(due - now) / 1e9)
+    }
+
+    /// When an event is due, in wall nanoseconds after the first: its capture time since the first divided by
+    /// `factor`, rounded up to a multiple of `burstNanos` when given.
+    package static func dueNanos(afterCaptureMicros micros: Int64, factor: Double, burstNanos: UInt64?) -> UInt64 {
+        let nanos = UInt64(max(0, Double(micros) * 1000 / factor))
+        guard let burstNanos, burstNanos > 0 else { return nanos }
+        return (nanos + burstNanos - 1) / burstNanos * burstNanos
     }
 }
 

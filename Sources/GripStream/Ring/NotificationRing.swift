@@ -53,6 +53,10 @@
 //   the ring; the batch that reaches half (at the latest the one that empties it) writes the eventfd. So the
 //   two never sleep at once: the consumer sleeps only on an empty ring, which is at most half full.
 //   The consumer's wake has no such delay: the first entry wakes it (latency matters there).
+// - A producer that pushes a burst may defer the wake to the burst's last entry (`tryPush(wakesConsumer: false)`
+//   for each, then `wakeSleepingConsumerAfterBurst`): its flag load then comes after several tail stores instead of
+//   after each, and the Dekker argument above holds for the last of them. The consumer then wakes once per burst
+//   and sees the whole burst, instead of waking at the first entry, taking it alone and sleeping again.
 // - Waking the consumer without an entry (`wakeConsumer`, any thread, e.g. a command for the consumer): store
 //   wakeRequested = 1 (seq_cst); load consumerSleeping (seq_cst); if it is 1, write() the data eventfd (without
 //   touching the flag). The consumer's re-check after announcing its sleep loads wakeRequested (seq_cst) as well
@@ -261,9 +265,13 @@ public final class NotificationRing: @unchecked Sendable {
     ///   was too long (counted in `oversized`).
     /// - Important: Producer thread only.
     // HOT PATH: no allocation, lock, syscall or log (except the eventfd write when the consumer sleeps)
-    public func tryPush(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer) -> Bool {
+    ///   - wakesConsumer: false for all but the end of a burst: the producer then calls
+    ///     `wakeSleepingConsumerAfterBurst()` once it has pushed the burst.
+    public func tryPush(
+        kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer, wakesConsumer: Bool = true
+    ) -> Bool {
         precondition(isOpen.load(ordering: .relaxed), "NotificationRing: tryPush after close()")
-        switch unsafe push(kind: kind, handle: handle, hostMicros: hostMicros, value: value) {
+        switch unsafe push(kind: kind, handle: handle, hostMicros: hostMicros, value: value, wakesConsumer: wakesConsumer) {
         case .pushed: return true
         case .oversized: return false
         case .full:
@@ -326,7 +334,9 @@ public final class NotificationRing: @unchecked Sendable {
 
     // HOT PATH: no allocation, lock, syscall or log (except the eventfd write when the consumer sleeps)
     @inline(__always)
-    private func push(kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer) -> PushOutcome {
+    private func push(
+        kind: RingEntryKind, handle: UInt16, hostMicros: Int64, value: UnsafeRawBufferPointer, wakesConsumer: Bool = true
+    ) -> PushOutcome {
         let length = value.count
         if length > Self.maxValueLength {
             oversizedCount.wrappingIncrement(ordering: .relaxed)
@@ -353,10 +363,18 @@ public final class NotificationRing: @unchecked Sendable {
         }
         // Publish (release) and order before the sleep-flag load (seq_cst): see SLEEP / WAKE in the header.
         tail.store(currentTail &+ 1, ordering: .sequentiallyConsistent)
-        if consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
+        if wakesConsumer && consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
             wakeSleepingConsumer()
         }
         return .pushed
+    }
+
+    /// Wakes the consumer if it sleeps, after a burst pushed with `wakesConsumer: false` (see SLEEP / WAKE).
+    /// - Important: Producer thread only. Costs a `write(2)` only when the consumer sleeps.
+    public func wakeSleepingConsumerAfterBurst() {
+        if consumerSleeping.load(ordering: .sequentiallyConsistent) != 0 {
+            wakeSleepingConsumer()
+        }
     }
 
     @inline(never)
