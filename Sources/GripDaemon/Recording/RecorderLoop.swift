@@ -176,7 +176,8 @@ struct RecorderLoop {
 
     private mutating func store(_ batch: [StoredSample]) {
         do {
-            try samples.store(batch, holding: schedule.trouble != nil)
+            let commits = try samples.store(batch, holding: schedule.trouble != nil)
+            if commits > 0 { recorder.status.counters.commits.add(commits, ordering: .relaxed) }
         } catch {
             storageFailed(error, now: .now)
         }

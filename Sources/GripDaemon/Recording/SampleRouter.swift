@@ -58,15 +58,16 @@ struct SampleRouter {
 
     /// Stores `samples` in the followed recording's row; `holding`: the store refuses writes, so the writer keeps
     /// them for the retry instead of trying once per batch.
-    func store(_ samples: [StoredSample], holding: Bool) throws(GripStoreError) {
-        guard let followed, let writer = followed.writer, !samples.isEmpty else { return }
+    /// - Returns: how many chunks this committed (a chunk that spans its device time is committed at once).
+    func store(_ samples: [StoredSample], holding: Bool) throws(GripStoreError) -> Int {
+        guard let followed, let writer = followed.writer, !samples.isEmpty else { return 0 }
         let droppedBefore = writer.droppedCount
         defer { followed.stored += samples.count - (writer.droppedCount - droppedBefore) }
         if holding {
             writer.hold(samples)
-        } else {
-            try writer.append(samples)
+            return 0
         }
+        return try writer.append(samples).count
     }
 
     /// Starts following a recording from `start`: the window's samples from there are already its own.
