@@ -132,11 +132,15 @@ extension RecordingStore {
     /// - Parameters:
     ///   - row: The recording.
     ///   - efforts: Its efforts.
+    ///   - samples: Its samples, when the caller has read them already (else they are read if needed).
     /// - Returns: The comparison, or `nil` for a recording that was not imported.
     /// - Throws: As ``importedFigures(of:)`` and ``samples(of:)``.
-    package func importComparison(of row: RecordingRow, efforts: [StoredEffort]) throws(GripStoreError) -> ImportComparison? {
+    package func importComparison(
+        of row: RecordingRow, efforts: [StoredEffort], samples known: [StoredSample]? = nil
+    ) throws(GripStoreError) -> ImportComparison? {
         guard let figures = try importedFigures(of: row.id) else { return nil }
-        let series = figures.rfd2080KilogramsPerSecond == nil ? [] : try samples(of: row.id)
+        var series = known ?? []
+        if figures.rfd2080KilogramsPerSecond != nil && known == nil { series = try samples(of: row.id) }
         return ImportComparison(figures, efforts: efforts, maxKg: row.maxKilograms, samples: series)
     }
 }

@@ -21,7 +21,7 @@ struct IdleHistory: Sendable {
     private var buffers: Buffers
     private(set) var count = 0
     private var head = 0
-    private(set) var windowCount = 0
+    private var windowCount = 0
     /// The minimum queue is a ring in `buffers.minimumQueue`: `queueCount` slot numbers from `queueFront` on.
     private var queueFront = 0
     private var queueCount = 0

@@ -61,9 +61,6 @@ extension ImportComparison {
         self.init(
             source: figures.source, fileName: figures.fileName, testType: figures.testType, testedAt: figures.testedAt,
             tag: figures.tag, comment: figures.comment, figures: rows, reps: reps,
-            fields: figures.fields.map { Field(name: $0.name, value: $0.value) },
-            thresholdCrossings: figures.thresholdCrossings.map {
-                Crossing(timeSeconds: $0.timeSeconds, weightKilograms: $0.weightKilograms)
-            })
+            fields: figures.fields, thresholdCrossings: figures.thresholdCrossings)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GripProtocol
 
 /// What another app computed for an imported test, stored beside griptrack's own analysis of the same samples
 /// (`griptrack import`). The figures are the app's, as it wrote them; `nil` where the file had none.
@@ -37,30 +38,19 @@ public struct ImportedFigures: Sendable, Equatable {
     /// `critical force` (kg).
     public var criticalForceKilograms: Double?
     /// Every header field in the file's order, as written.
-    public var fields: [Field]
+    package var fields: [Field]
     /// Per-set (rep 0) and per-rep figures, by set then rep.
     public var reps: [Rep]
     /// Critical force's threshold crossings.
-    public var thresholdCrossings: [Crossing]
+    package var thresholdCrossings: [Crossing]
     /// When it was imported.
     public var importedAt: Date
     /// SHA-256 of the imported bytes (a bundle: of its info.csv and data sets in set order), lower-case hex, by which
     /// a second import of the same export is recognised; `nil` for imports stored before it was kept.
     public var contentDigest: String?
 
-    /// One header field as written.
-    public struct Field: Sendable, Equatable, Codable {
-        /// The field's name as written.
-        public var name: String
-        /// Its value as written (empty when the file left it empty).
-        public var value: String
-
-        /// Creates a field.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
+    /// One header field as written; the protocol's type, which the SHOW reply carries as stored.
+    package typealias Field = ImportComparison.Field
 
     /// The app's figures for a rep; `rep == 0` is the whole set.
     public struct Rep: Sendable, Equatable {
@@ -87,19 +77,8 @@ public struct ImportedFigures: Sendable, Equatable {
         }
     }
 
-    /// A threshold crossing: time (s, the file's timeline) and force (kg).
-    public struct Crossing: Sendable, Equatable, Codable {
-        /// When the force crossed the threshold (s, the file's timeline).
-        public var timeSeconds: Double
-        /// The force at the crossing (kg).
-        public var weightKilograms: Double
-
-        /// Creates a crossing.
-        public init(timeSeconds: Double, weightKilograms: Double) {
-            self.timeSeconds = timeSeconds
-            self.weightKilograms = weightKilograms
-        }
-    }
+    /// A threshold crossing: time (s, the file's timeline) and force (kg); the protocol's type.
+    package typealias Crossing = ImportComparison.Crossing
 
     /// Creates the figures of one import; figures default to none.
     ///

@@ -46,8 +46,8 @@ struct LocalLibrary: RecordingLibrary {
     }
 
     func importComparison(of row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) throws -> ImportComparison? {
-        try storeCall { () throws(GripStoreError) in try store.importedFigures(of: row.id) }.map {
-            ImportComparison($0, efforts: efforts, maxKg: row.maxKilograms, samples: samples)
+        try storeCall { () throws(GripStoreError) in
+            try store.importComparison(of: row, efforts: efforts, samples: samples)
         }
     }
 
