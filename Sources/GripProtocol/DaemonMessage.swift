@@ -36,8 +36,7 @@ package enum DaemonMessage: Equatable, Sendable {
     ///   field.
     package static func parse(_ line: some StringProtocol) -> DaemonMessage? {
         let data = Data(line.utf8)
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let decoder = Self.decoder
         do {
             let name = try decoder.decode(Envelope.self, from: data).class
             switch name {
@@ -75,6 +74,14 @@ package enum DaemonMessage: Equatable, Sendable {
             return nil
         }
     }
+
+    /// One decoder for every line (a client such as the MQTT bridge parses 25 a second); its options are set once,
+    /// here, and Foundation's `JSONDecoder` is Sendable, so threads may share it.
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
 
     private struct Envelope: Decodable { var `class`: String }
     private struct Action: Decodable { var action: String? }
