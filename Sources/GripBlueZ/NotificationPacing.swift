@@ -32,7 +32,7 @@ public final class NotificationPacing: Sendable {
     /// The drain period while batched.
     public let batchInterval: Duration
     /// `batchInterval` in µs, the unit of arrival times.
-    let batchMicros: Int64
+    package let batchMicros: Int64
     private let immediate: Atomic<Bool>
     /// Mirrors `schedule.drain != nil`, so the owner's per-wake-up check and the socket server take no lock.
     private let draining = Atomic<Bool>(false)

@@ -58,8 +58,7 @@ final class ReplaySource: Service, CustomStringConvertible {
     private func produce() {
         gate.wait()
         var pacer = Pacer(speed: .factor(speed))
-        let (seconds, attoseconds) = pacing.batchInterval.components
-        let burstNanos = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        let burstNanos = UInt64(pacing.batchMicros) * 1_000
         logger.info("Replay started", metadata: ["replay.path": "\(path)", "replay.speed": "\(speed)"])
         do {
             // CaptureFile.read cannot stop early: once stopping, the rest of the file is read but not pushed.
