@@ -59,6 +59,9 @@ var package = Package(
         // The system calls griptrack shares (docs/design.md, "Import rules"): the wake pipe, signals as a readable pipe,
         // the one way to start a named thread. Standard library and Glibc only.
         .target(name: "GripSystem", swiftSettings: strictSwift),
+        // griptrack's release number (GriptrackRelease): no dependencies, so every executable's `--version` reads the
+        // same constant and a release bump recompiles little.
+        .target(name: "GripRelease", swiftSettings: strictSwift),
         // The daemon's socket protocol (docs/protocol.md): requests typed and checked once, the line writer, the
         // version. Pure: clients (the CLI, the web app, MQTT) and griptrackd speak it; the request fuzzer needs nothing else.
         .target(name: "GripProtocol", dependencies: ["GripAnalysis"], swiftSettings: strictSwift),
@@ -98,6 +101,8 @@ var package = Package(
         .target(
             name: "GripEntitlements",
             dependencies: [
+                // Untrusted text quoted for messages and logs (UntrustedText).
+                "GripSystem",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -131,7 +136,7 @@ var package = Package(
         .target(
             name: "GripSync",
             dependencies: [
-                "GripStore", "GripEntitlements",
+                "GripStore", "GripEntitlements", "GripSystem",
                 // `[sync]` of griptrack.toml → a SyncClient (SyncConfiguration).
                 "GripConfig",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -185,6 +190,7 @@ var package = Package(
             dependencies: [
                 "GripWire", "GripAnalysis", "GripStream", "GripBlueZ", "GripConfig",
                 "GripStore", "GripEntitlements", "GripSync", "GripMQTT", "GripMetrics", "GripProtocol", "GripSystem",
+                "GripRelease",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -195,7 +201,7 @@ var package = Package(
         .target(
             name: "GripWeb",
             dependencies: [
-                "GripDaemon", "GripStore", "GripConfig", "GripProtocol",
+                "GripDaemon", "GripStore", "GripConfig", "GripProtocol", "GripHTTP", "GripSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTPS with `[web] tls_certificate` and `tls_key` (NIOSSL: already built for postgres-nio).
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -219,12 +225,24 @@ var package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // What every HTTP door shares (the web app and griptrack-hub): connection cap, idle timeout, declared-size
+        // refusal, and the one per-client rate limit (docs/design.md, "Module map").
+        .target(
+            name: "GripHTTP",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift),
         // griptrack-hub's library (docs/account.md): App Store Server Notifications over HTTP (Hummingbird 2),
         // verified by GripEntitlements and stored through GripSync. Only griptrack-hub imports it.
         .target(
             name: "GripHub",
             dependencies: [
-                "GripSync", "GripEntitlements", "GripConfig",
+                "GripSync", "GripEntitlements", "GripConfig", "GripHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -237,7 +255,7 @@ var package = Package(
         .executableTarget(
             name: "griptrack-hub",
             dependencies: [
-                "GripHub", "GripConfig",
+                "GripHub", "GripConfig", "GripRelease",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -361,8 +379,11 @@ var package = Package(
         // End-to-end tests of the built `griptrack` and `griptrackd` binaries (the test target depends on them so
         // SwiftPM builds them).
         // The configuration file's parser and checks, on text (no executable needed).
-        .testTarget(name: "GripConfigTests", dependencies: ["GripConfig"], swiftSettings: strictSwift),
+        .testTarget(name: "GripConfigTests", dependencies: ["GripConfig", "GripAnalysis"], swiftSettings: strictSwift),
         .testTarget(name: "GripSystemTests", dependencies: ["GripSystem"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "GripHTTPTests", dependencies: ["GripHTTP", "GripSystem", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strictSwift),
         .testTarget(name: "GripProtocolTests", dependencies: ["GripProtocol", "GripAnalysis"], swiftSettings: strictSwift),
         .testTarget(
             name: "GriptrackCLITests",
@@ -413,6 +434,9 @@ if fuzzing {
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
             name: "fuzz-jws", dependencies: ["GripEntitlements", "FuzzSupport"], path: "Fuzz/jws",
+            swiftSettings: strictSwift, linkerSettings: fuzzLink),
+        .executableTarget(
+            name: "fuzz-doors", dependencies: ["GripEntitlements", "GripHub", "GripWeb", "FuzzSupport"], path: "Fuzz/doors",
             swiftSettings: strictSwift, linkerSettings: fuzzLink),
         .executableTarget(
             name: "fuzz-monitor", dependencies: ["GripWire", "FuzzSupport"], path: "Fuzz/monitor",

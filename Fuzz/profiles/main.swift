@@ -41,7 +41,7 @@ func fuzz<Profile: DeviceProfile>(_ profile: Profile, _ input: UnsafeRawBufferPo
         switch outcome {
         case .samples(let count):
             if count != emitted || count == 0 { fuzzFailure("\(profile.identifier): .samples(\(count)), \(emitted) emitted") }
-        case .event, .rejected:
+        case .event, .rejected, .consumed:
             if emitted != 0 { fuzzFailure("\(profile.identifier): \(outcome) emitted \(emitted) samples") }
         }
         _ = profile.looksLikeDataFrame(frame)

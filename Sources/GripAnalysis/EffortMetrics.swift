@@ -33,6 +33,22 @@ public struct EffortMetrics: Sendable, Equatable {
     /// Entralpi, a 5 Hz weight scale, a 2 Hz WH-C06). docs/metrics.md, "What each figure needs".
     public static let rfdLongestIntervalMicros: Int64 = 20_000
 
+    /// The coarsest step between a device's values (kg) at which RFD and time to peak are reported: 0.1 kg. A device
+    /// that reports whole kilograms (the Climbro) draws a pull's rise as a staircase of 1 kg steps, so the time the
+    /// peak was first reached and the 20 % and 80 % crossings are where a step happened to fall, not where the force
+    /// was (docs/metrics.md, "What each figure needs").
+    public static let coarsestTimingResolutionKg: Float = 0.1
+
+    /// Why RFD and time to peak are not given for a device whose values come in `resolutionKg` steps, or nil when
+    /// they are (``coarsestTimingResolutionKg``).
+    /// - Parameter device: the device's name, for the message.
+    public static func timingLeftOut(resolutionKg: Float, device: String) -> String? {
+        guard resolutionKg > coarsestTimingResolutionKg else { return nil }
+        let step = resolutionKg == resolutionKg.rounded() ? "\(Int(resolutionKg))" : "\(resolutionKg)"
+        return "RFD 20–80 % and time to peak not computed: the \(device) reports \(step) kg steps; timing a rise "
+            + "needs \(coarsestTimingResolutionKg) kg or finer"
+    }
+
     /// How far one sample must stand above both neighbours to be a spike (kg).
     public static let spikeMarginKg: Float = 5
     /// The longest span between a spike's neighbours (µs): 50 ms, so the rule applies at 40 samples a second and

@@ -24,4 +24,23 @@ public enum LeastSquares {
         let slope = sxy / sxx
         return slope.isFinite ? slope : nil
     }
+
+    /// Seconds in the week every trend's slope is given per.
+    public static let secondsPerWeek = 7.0 * 86_400
+
+    /// The shortest span a trend's slope is drawn over: tests less than a day apart say nothing about a week (two
+    /// tests minutes apart made millions of kilograms a week of one noisy difference). The rule of every slope
+    /// griptrack shows: `trends`' top line, its per-group table, `stats` and the plots.
+    public static let minimumTrendSpanSeconds = 86_400.0
+
+    /// The least-squares slope per week of values against their times, or nil when the points span less than
+    /// ``minimumTrendSpanSeconds`` (or give no line).
+    ///
+    /// - Parameter points: `(seconds, value)` pairs in any order, seconds on any fixed time base.
+    public static func weeklySlope(_ points: [(seconds: Double, value: Double)]) -> Double? {
+        guard let first = points.lazy.map(\.seconds).min(), let last = points.lazy.map(\.seconds).max(),
+              last - first >= minimumTrendSpanSeconds
+        else { return nil }
+        return slope(points.map { (x: $0.seconds, y: $0.value) }).map { $0 * secondsPerWeek }
+    }
 }

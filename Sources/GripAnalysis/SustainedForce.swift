@@ -54,6 +54,56 @@ public enum SustainedForce {
     }
 }
 
+/// MVC-7 (`docs/metrics.md`, "MVC-7"): the best 7 s mean inside one hold of at least 7 s. A hold is an effort, or
+/// efforts whose rests between them are brief dips, so a hang with a dip still counts as held, while the window never
+/// takes in the rest after a shorter pull (a 5 s pull's best 7 s mean is that pull with 2 s of rest: a figure
+/// nobody held). Pure.
+public enum MaximumSustainedForce {
+    /// The window (µs).
+    public static let windowMicros: Int64 = 7_000_000
+    /// The longest rest between two efforts that still leaves them one hold (µs).
+    public static let briefDipMicros: Int64 = 1_000_000
+    /// How far a hold reaches past its efforts' ends on each side (µs): an effort starts and ends where force
+    /// crosses the on and off levels, which leaves most of the ramps out, so a 7 s rep of a 7:3 set is cut at about
+    /// 6.9 s; its hang still lasted 7 s.
+    public static let rampMicros: Int64 = 250_000
+    /// Why there is no MVC-7 for a recording that has efforts.
+    public static let noHoldReason = "MVC-7 not computed: no pull was held for 7 s"
+
+    /// The best window over the holds of at least 7 s, or nil when there is none.
+    ///
+    /// - Parameters:
+    ///   - samples: The trace in time order (stream µs).
+    ///   - efforts: Each effort's start and end (stream µs), in time order.
+    public static func best(
+        of samples: [ForceSample], efforts: [(startMicros: Int64, endMicros: Int64)]
+    ) -> SustainedForce.Window? {
+        // Spans compared as Double: a damaged store's times near ±2⁶³ µs must not overflow (they are shown, not
+        // trapped on).
+        func span(_ from: Int64, _ to: Int64) -> Double { Double(to) - Double(from) }
+        var holds: [ClosedRange<Int64>] = []
+        for effort in efforts where effort.endMicros >= effort.startMicros {
+            if let last = holds.last, span(last.upperBound, effort.startMicros) <= Double(briefDipMicros) {
+                holds[holds.count - 1] = last.lowerBound...max(last.upperBound, effort.endMicros)
+            } else {
+                holds.append(effort.startMicros...effort.endMicros)
+            }
+        }
+        var best: SustainedForce.Window?
+        for effortsSpan in holds {
+            let start = effortsSpan.lowerBound.subtractingReportingOverflow(rampMicros)
+            let end = effortsSpan.upperBound.addingReportingOverflow(rampMicros)
+            let hold = (start.overflow ? .min : start.partialValue)...(end.overflow ? .max : end.partialValue)
+            guard span(hold.lowerBound, hold.upperBound) >= Double(windowMicros) else { continue }
+            guard let window = SustainedForce.best(
+                of: samples.filter { hold.contains($0.micros) }, windowMicros: windowMicros)
+            else { continue }
+            if best.map({ window.meanKg > $0.meanKg }) ?? true { best = window }
+        }
+        return best
+    }
+}
+
 /// Fatigue over a series of reps: how far the last rep's peak fell below the first's, as a percentage of the first
 /// (`docs/metrics.md`, "Fatigue index"). Complete reps only; nil with fewer than three.
 public enum FatigueIndex {

@@ -74,7 +74,8 @@ public struct TrainingTrends: Sendable, Equatable {
         public var metric: Metric
         /// In time order (ties by id).
         public var points: [Point]
-        /// Least-squares slope of value against start time, per week (7 × 86 400 s); nil under two distinct times.
+        /// Least-squares slope of value against start time, per week; nil when the tests span less than a day
+        /// (``LeastSquares/weeklySlope(_:)``).
         public var slopePerWeek: Double?
         /// Latest − first; nil with one test.
         public var changeSinceFirst: Double?
@@ -91,9 +92,6 @@ public struct TrainingTrends: Sendable, Equatable {
         /// The figures with at least one value, in ``Metric`` order.
         public var series: [Series]
     }
-
-    /// Seconds in the week a slope is given per.
-    public static let secondsPerWeek = 7.0 * 86_400
 
     /// The groups, ordered by athlete, hand, grip and protocol (not said last).
     public var groups: [Group]
@@ -116,10 +114,10 @@ public struct TrainingTrends: Sendable, Equatable {
     }
 
     static func series(_ metric: Metric, _ points: [Series.Point]) -> Series {
-        let slope = LeastSquares.slope(points.map { (x: $0.startSeconds, y: $0.value) })
         let count = points.count
         return Series(
-            metric: metric, points: points, slopePerWeek: slope.map { $0 * secondsPerWeek },
+            metric: metric, points: points,
+            slopePerWeek: LeastSquares.weeklySlope(points.map { (seconds: $0.startSeconds, value: $0.value) }),
             changeSinceFirst: count >= 2 ? points[count - 1].value - points[0].value : nil,
             changeSincePrevious: count >= 2 ? points[count - 1].value - points[count - 2].value : nil)
     }

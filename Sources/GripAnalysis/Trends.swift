@@ -78,17 +78,10 @@ public struct Trends: Sendable, Equatable {
             changeFromPreviousKg = nil
         }
 
-        let n = Double(scored.count)
-        let meanX = scored.reduce(0.0) { $0 + Double($1.day) } / n
-        let meanY = maxima.reduce(0.0) { $0 + Double($1) } / n
-        var sxx = 0.0
-        var sxy = 0.0
-        for (entry, y) in zip(scored, maxima) {
-            let dx = Double(entry.day) - meanX
-            sxx += dx * dx
-            sxy += dx * (Double(y) - meanY)
-        }
-        slopeKgPerWeek = sxx > 0 ? sxy / sxx * 7 : nil
+        // On day numbers: two distinct days are the minimum span.
+        slopeKgPerWeek = LeastSquares.weeklySlope(zip(scored, maxima).map { entry, maximum in
+            (seconds: Double(entry.day) * 86_400, value: Double(maximum))
+        })
     }
 
     private static func periods(_ entries: [Entry], key: (Entry) -> Int) -> [Period] {

@@ -77,13 +77,16 @@ public struct DeviceCriteria: Sendable, Hashable, CustomStringConvertible {
     public var address: String?
     /// Prefix of the advertised name, e.g. `Progressor`.
     public var namePrefix: String?
+    /// The whole advertised name, e.g. `CTS500`.
+    public var name: String?
     /// A service UUID the device advertises; also used as the discovery filter.
     public var serviceUUID: String?
 
     /// Makes criteria; nil fields are not checked.
-    public init(address: String? = nil, namePrefix: String? = nil, serviceUUID: String? = nil) {
+    public init(address: String? = nil, namePrefix: String? = nil, name: String? = nil, serviceUUID: String? = nil) {
         self.address = address
         self.namePrefix = namePrefix
+        self.name = name
         self.serviceUUID = serviceUUID
     }
 
@@ -92,6 +95,7 @@ public struct DeviceCriteria: Sendable, Hashable, CustomStringConvertible {
     public func matches(_ device: DeviceInfo) -> Bool {
         if let address, device.address != address.uppercased() { return false }
         if let namePrefix, !(device.name?.hasPrefix(namePrefix) ?? false) { return false }
+        if let name, device.name != name { return false }
         if let serviceUUID, !device.serviceUUIDs.contains(serviceUUID.lowercased()) { return false }
         return true
     }
@@ -106,6 +110,7 @@ public struct DeviceCriteria: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if let address { parts.append("address \(address)") }
         if let namePrefix { parts.append("name prefix \"\(namePrefix)\"") }
+        if let name { parts.append("name \"\(name)\"") }
         if let serviceUUID { parts.append("service \(serviceUUID)") }
         return parts.isEmpty ? "any device" : parts.joined(separator: ", ")
     }

@@ -341,6 +341,8 @@ public final class DeviceConnection: Sendable {
                 do {
                     try await connection.call(BlueZ.service, path, BlueZ.device, "Connect", timeout: configuration.connectTimeout)
                     try await onLoop { [state] in state.weConnected = true }
+                    // Connect's reply means connected even when bluetoothd never signals Connected=true (pitfall 14).
+                    try await cache.refresh(path, BlueZ.device)
                 } catch .methodFailed(_, _, let name, let message) {
                     if name == BlueZ.Error.notReady {
                         throw .adapterPoweredOff(adapter: adapterName ?? path.rawValue.split(separator: "/")[2].description)

@@ -129,6 +129,40 @@ final class ObjectCache: @unchecked Sendable {
     /// The whole cache (loop thread).
     var all: [ObjectPath: ObjectInterfaces] { objects }
 
+    /// Reads `interface`'s properties of `path` (`Properties.GetAll`) into the cache, for state bluetoothd changes
+    /// without a signal; watchers see it as one `propertiesChanged`.
+    ///
+    /// bluetoothd 5.66 (and later) sets an LE device connected when its own ATT connection completes, answers
+    /// `Connect`, and emits `Connected` only from the management event that follows: when that event is handled
+    /// second ("Device … is already connected" in its log), `Connected=true` is never signalled, although `Get`
+    /// says true (`src/device.c`: `att_connect_cb`, `device_add_connection`; docs/bluez.md, pitfall 14).
+    /// - Throws: `.methodFailed` (the object is gone: `UnknownObject`), `.closed`.
+    /// - Important: The reply is applied on the loop thread as it arrives, so a signal emitted after it still
+    ///   wins; nothing is applied for a path or interface the cache no longer has, or after bluetoothd changed.
+    func refresh(_ path: ObjectPath, _ interface: String) async throws(GripBlueZError) {
+        guard let expected = await connection.perform({ [self] in generation }) else { throw .closed }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, GripBlueZError>, Never>) in
+            connection.send(
+                "org.bluez", path, "org.freedesktop.DBus.Properties", "GetAll", [.string(interface)],
+                timeout: .seconds(5)
+            ) { [self] result in
+                switch result {
+                case .failure(let error):
+                    continuation.resume(returning: .failure(error))
+                case .success(let reply):
+                    if connection.isOnLoopThread, generation == expected, objects[path]?[interface] != nil,
+                       let changed = reply.first?.propertiesValue {
+                        let values = changed.mapValues(\.unwrapped)
+                        objects[path]?[interface]?.merge(values) { _, new in new }
+                        notify(.propertiesChanged(path, interface: interface, changed: values, invalidated: []))
+                    }
+                    continuation.resume(returning: .success(()))
+                }
+            }
+        }
+        try result.get()
+    }
+
     /// Calls `body` after every change (loop thread); returns an id for `removeWatcher`.
     func addWatcher(_ body: @escaping @Sendable (CacheEvent) -> Void) -> Int {
         nextWatcherID += 1

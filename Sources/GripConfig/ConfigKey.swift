@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripEntitlements
 import GripWire
 import TOMLKit
@@ -85,17 +86,27 @@ struct ConfigKey: Sendable {
             config.device.profile = text
         },
         ConfigKey(section: "device", name: "calibration") { config, value throws(Problem) in
-            let coefficient: Double? = switch value.type {
-            case .int: value.int.map(Double.init)
-            case .double: value.double
-            default: nil
-            }
+            let coefficient = number(value)
             // kg per ADC count of a Frez Dyno (the Frez app shows it): tiny, never zero; the bounds keep a typo such
             // as 2.3 (a force, not a coefficient) out.
             guard let coefficient, coefficient.isFinite, (1e-9...0.1).contains(abs(coefficient)) else {
                 throw Problem(text: "expected the Frez Dyno's calibration coefficient in kg per ADC count, between 1e-9 and 0.1 in size (e.g. 0.000105), got \(describe(value))")
             }
             config.device.calibration = coefficient
+        },
+        ConfigKey(section: "device", name: "scale") { config, value throws(Problem) in
+            guard let scale = number(value) else {
+                throw Problem(text: "expected the factor this sensor's readings are multiplied by, e.g. 1.03, got \(describe(value))")
+            }
+            if let reason = ForceCorrection(scale: scale).check() { throw Problem(text: reason) }
+            config.device.scale = scale
+        },
+        ConfigKey(section: "device", name: "offset_kg") { config, value throws(Problem) in
+            guard let offset = number(value) else {
+                throw Problem(text: "expected the kilograms added to this sensor's readings, e.g. -0.2, got \(describe(value))")
+            }
+            if let reason = ForceCorrection(offsetKilograms: offset).check() { throw Problem(text: reason) }
+            config.device.offsetKilograms = offset
         },
         ConfigKey(section: "device", name: "name_prefix") { config, value throws(Problem) in
             let text = try string(value)
@@ -120,11 +131,7 @@ struct ConfigKey: Sendable {
             config.device.sleepWhenIdle = try bool(value)
         },
         ConfigKey(section: "recording", name: "session_gap_seconds") { config, value throws(Problem) in
-            let seconds: Double? = switch value.type {
-            case .int: value.int.map(Double.init)
-            case .double: value.double
-            default: nil
-            }
+            let seconds = number(value)
             // Bounded so every later conversion (milliseconds in an Int64, Duration) is exact and cannot trap:
             // 1e308 once passed this check and killed griptrackd at start.
             guard let seconds, seconds.isFinite, (1...GriptrackConfig.Recording.maxSessionGapSeconds).contains(seconds) else {
@@ -151,11 +158,7 @@ struct ConfigKey: Sendable {
             config.sync.account = try name(value, "the account the recordings belong to, e.g. \"crag-gym\"")
         },
         ConfigKey(section: "sync", name: "interval_seconds") { config, value throws(Problem) in
-            let seconds: Double? = switch value.type {
-            case .int: value.int.map(Double.init)
-            case .double: value.double
-            default: nil
-            }
+            let seconds = number(value)
             guard let seconds, seconds.isFinite, seconds >= 1 else {
                 throw Problem(text: "expected a number of seconds ≥ 1, e.g. 60, got \(describe(value))")
             }
@@ -288,6 +291,15 @@ struct ConfigKey: Sendable {
             throw Problem(text: "expected true or false, got \(describe(value))")
         }
         return bool
+    }
+
+    /// A TOML integer or float as a number; nil for anything else.
+    private static func number(_ value: any TOMLValueConvertible) -> Double? {
+        switch value.type {
+        case .int: value.int.map(Double.init)
+        case .double: value.double
+        default: nil
+        }
     }
 
     private static func string(_ value: any TOMLValueConvertible) throws(Problem) -> String {

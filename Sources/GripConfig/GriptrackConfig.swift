@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripEntitlements
 import TOMLKit
 
@@ -71,6 +72,11 @@ package struct GriptrackConfig: Sendable, Equatable {
         package var profile = "progressor"
         /// `calibration`: the Frez Dyno's coefficient, kg per ADC count (no other device needs one).
         package var calibration: Double?
+        /// `scale`: a person's own correction of this sensor, the factor its readings are multiplied by
+        /// (`griptrack calibrate` writes it; docs/calibration.md). Needs `address`: a correction belongs to one sensor.
+        package var scale: Double?
+        /// `offset_kg`: the kilograms added after `scale`.
+        package var offsetKilograms: Double?
         /// `name_prefix`: advertised names that count as the device; nil = the profile's (`Progressor`).
         package var namePrefix: String?
         /// `adapter`: the BlueZ adapter (`hci0`).
@@ -80,6 +86,12 @@ package struct GriptrackConfig: Sendable, Equatable {
         /// `sleep_when_idle`: after `session_gap_seconds` without an effort, stop measuring and also put the
         /// device to sleep.
         package var sleepWhenIdle = false
+
+        /// The correction `scale` and `offset_kg` make together; nil when neither is set.
+        package var correction: ForceCorrection? {
+            guard scale != nil || offsetKilograms != nil else { return nil }
+            return ForceCorrection(scale: scale ?? 1, offsetKilograms: offsetKilograms ?? 0)
+        }
     }
 
     /// `[recording]`: how the force stream is cut into recordings.
@@ -265,6 +277,14 @@ package struct GriptrackConfig: Sendable, Equatable {
                     throw ConfigError(file: file, line: line, key: key, problem: error.text)
                 }
             }
+        }
+        // A correction measured on one sensor is wrong for any other: it may only apply to the one address.
+        if config.device.correction != nil, config.device.address == nil {
+            let name = config.device.scale != nil ? "scale" : "offset_kg"
+            throw ConfigError(
+                file: file, line: lines.line(section: "device", key: name), key: Self.keyPath("device", name),
+                problem: "a correction belongs to one sensor: set [device] address too (`griptrack devices --scan` "
+                    + "shows it; `griptrack calibrate --write` sets both)")
         }
         return config
     }

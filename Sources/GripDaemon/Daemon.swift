@@ -151,10 +151,14 @@ package final class Daemon: Sendable {
             source = IdleSource(ring: ring)
         }
         if profile.lacksCalibration { throw .missingCalibration(device: profile.name) }
-        status.update { [identifier = profile.identifier] in $0.profile = identifier }
+        status.update { [identifier = profile.identifier, correction = configuration.sensorCorrection] in
+            $0.profile = identifier
+            $0.correction = correction
+        }
         let pipeline = Self.makePipeline(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle,
-            settings: segmenterSettings, live: live, recorderFeed: recorderFeed, control: control,
+            settings: segmenterSettings, correction: configuration.sensorCorrection, live: live,
+            recorderFeed: recorderFeed, control: control,
             status: status,
             stateAtEnd: configuration.replayPath != nil ? "ended" : radio == nil ? "idle" : nil, activity: activity,
             liveness: liveness, delivery: delivery, releasesPages: configuration.releasesStartupPages,
@@ -170,7 +174,8 @@ package final class Daemon: Sendable {
                 access: configuration.access,
                 retentionMicros: segmenterSettings.preRollMicros + 60_000_000,
                 device: configuration.replayPath.map { "capture " + ($0 as NSString).lastPathComponent } ?? profile.name,
-                profile: profile.name, recordingSaved: { sync?.pushSoon() }),
+                profile: profile.name, correction: configuration.sensorCorrection,
+                recordingSaved: { sync?.pushSoon() }),
             feed: recorderFeed, requests: recorderChannels.requests, replies: recorderChannels.replies,
             control: control, status: status, liveness: liveness, logger: logger)
 
@@ -215,13 +220,13 @@ package final class Daemon: Sendable {
     /// path; this is where the table's existential is opened).
     private static func makePipeline<Profile: DeviceProfile>(
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
-        settings: SegmenterSettings, live: LiveWatchers, recorderFeed: RecorderFeed, control: PipelineControl,
-        status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness,
+        settings: SegmenterSettings, correction: ForceCorrection?, live: LiveWatchers, recorderFeed: RecorderFeed,
+        control: PipelineControl, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity, liveness: ThreadLiveness,
         delivery: SourceDelivery, releasesPages: Bool, logger: Logger
     ) -> any Service {
         PipelineService(
             ring: ring, profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
-            live: live, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
+            correction: correction, live: live, recorderFeed: recorderFeed, control: control, status: status, stateAtEnd: stateAtEnd,
             activity: activity, liveness: liveness, delivery: delivery, releasesPages: releasesPages, logger: logger)
     }
 

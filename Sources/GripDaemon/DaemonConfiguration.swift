@@ -1,8 +1,10 @@
+import GripAnalysis
 import GripConfig
 import GripEntitlements
 import GripMQTT
 import GripStore
 import GripProtocol
+import GripRelease
 import GripStream
 import GripSync
 
@@ -52,6 +54,13 @@ package struct DaemonConfiguration: Sendable {
     /// `[app_store]` section.
     package var file = GriptrackConfig()
 
+    /// The correction the pipeline applies: `[device] scale` and `offset_kg`, only while the radio drives the
+    /// sensor at `[device] address` they were measured on (not a capture, not `record --direct --device OTHER`).
+    var sensorCorrection: ForceCorrection? {
+        guard replayPath == nil, let address = radio?.address, address == file.device.address else { return nil }
+        return file.device.correction
+    }
+
     /// `[sync]`: when set, a sync service pushes the database's outbox every interval (griptrackd sets it; the
     /// CLI's in-process daemon does not, `griptrack sync` pushes its database).
     package var sync: SyncConfiguration? = nil
@@ -91,5 +100,5 @@ package struct DaemonConfiguration: Sendable {
     package static let defaultDatabasePath = "/var/lib/griptrack/griptrack.db"
 
     /// griptrack's release, as reported in VERSION.
-    package static let release = "0.1.0"
+    package static let release = GriptrackRelease.version
 }

@@ -1,3 +1,4 @@
+import GripAnalysis
 import GripStream
 import Synchronization
 
@@ -24,6 +25,8 @@ final class DaemonStatus: Sendable {
         var batteryMillivolts: Int?
         /// BlueZ: why the last attempt to reach bluetoothd, the adapter or the device failed (while searching).
         var deviceProblem: String?
+        /// The correction the pipeline applies to the sensor's readings; nil = none.
+        var correction: ForceCorrection?
         var frames = FrameCounters()
         /// Entries the ring refused because it was full (a live source's drops).
         var ringDropped = 0

@@ -1,5 +1,7 @@
 import Foundation
+import GripHTTP
 import GripSync
+import GripSystem
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -11,14 +13,20 @@ import Synchronization
 /// PostgreSQL; and `/healthz` (docs/account.md, "The hub").
 ///
 /// `POST /appstore/v2/notifications` answers 200 only after the notification is committed (or was stored before),
-/// so the App Store retries anything this hub did not keep. Every refusal is one log line at notice.
+/// so the App Store retries anything this hub did not keep. Every refusal is logged at notice, at most once per
+/// client, reason and minute with a count of the ones not logged (``RefusalLog``); every string a client sent is
+/// quoted before it reaches a log line. The door's bounds are ``HubSettings/doorLimits``.
 package final class HubServer: Service, Sendable {
     let settings: HubSettings
     let logger: Logger
     let intake: NotificationIntake
     let archive: NotificationArchive
-    let limiter: HubRateLimiter
+    let limiter: ClientRateLimiter
+    let refusals: RefusalLog
     private let bound = Mutex<Int?>(nil)
+    /// The last database check and when it ran (/healthz answers from it for ``HubSettings/healthCacheSeconds``),
+    /// and whether a check is running (a poller that comes meanwhile gets the last answer, not a connection).
+    private let healthState = Mutex<(checkedAt: Double, healthy: Bool, checking: Bool)>((-.infinity, false, false))
 
     /// Creates the server (it listens once ``run()`` is called).
     ///
@@ -30,7 +38,8 @@ package final class HubServer: Service, Sendable {
         self.logger = logger
         intake = NotificationIntake(verifier: settings.verifier)
         archive = NotificationArchive(endpoint: settings.database, timeouts: settings.timeouts, logger: logger)
-        limiter = HubRateLimiter(limit: settings.requestsPerMinute)
+        limiter = ClientRateLimiter(perMinute: settings.requestsPerMinute)
+        refusals = RefusalLog(logger: logger)
     }
 
     /// The port it listens on, once it does (`port = 0` picks one).
@@ -51,23 +60,28 @@ package final class HubServer: Service, Sendable {
         do {
             try await archive.check()
         } catch {
-            logger.notice("Database not ready at start", metadata: ["reason": "\(error)"])
+            logger.notice("Database not ready at start", metadata: ["reason": "\(error.description(for: .hub))"])
         }
-        let router = Router(context: HubContext.self)
+        let router = Router(context: HubContext.self, options: DoorLimits.routerOptions)
+        router.add(middleware: DoorMiddleware(limits: HubSettings.doorLimits))
         router.post("/appstore/v2/notifications") { request, context in
             await self.notification(request, context)
         }
         router.get("/healthz") { request, context in
-            // Each check opens a database connection: limited like the notifications, so it is no amplifier.
-            guard self.limiter.admit(peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor]) else {
-                return Self.text(429, "too many requests; try again in a minute")
+            // Answered from the last check while it is fresh: pollers cost the database one connection per
+            // few seconds, whoever they are; and limited like the notifications.
+            let client = ClientKey(peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor])
+            guard self.limiter.admit(client) else {
+                return Self.tooManyRequests
             }
             return await self.health()
         }
+        let limits = HubSettings.doorLimits
         let application = Application(
             router: router,
-            configuration: ApplicationConfiguration(
-                address: .hostname(settings.host, port: settings.port), serverName: "griptrack-hub"),
+            server: .http1(configuration: limits.http1),
+            configuration: limits.applicationConfiguration(
+                address: .hostname(settings.host, port: settings.port), serverName: "griptrack-hub", logger: logger),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? settings.port
                 bound.withLock { $0 = port }
@@ -79,25 +93,32 @@ package final class HubServer: Service, Sendable {
         } catch is CancellationError {}
     }
 
+    static let tooManyRequests: Response = {
+        var response = text(429, "too many requests; try again in a minute")
+        response.headers[.retryAfter] = "60"
+        return response
+    }()
+
     func notification(_ request: Request, _ context: HubContext) async -> Response {
-        let peer = HubRateLimiter.client(peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor])
-        guard limiter.admit(peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor]) else {
-            logger.notice("Notification refused", metadata: ["hub.peer": "\(peer)", "reason": "rate limit"])
-            return Self.text(429, "too many requests; try again in a minute")
+        let client = ClientKey(peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor])
+        guard limiter.admit(client) else {
+            refusals.refused(client: client, reason: "rate limit")
+            return Self.tooManyRequests
         }
         var request = request
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: HubSettings.bodyLimit)
         } catch {
-            logger.notice("Notification refused", metadata: ["hub.peer": "\(peer)", "reason": "body over the limit"])
+            refusals.refused(client: client, reason: "body over the limit")
             return Self.text(413, "the body is larger than \(HubSettings.bodyLimit) bytes")
         }
         switch await intake.decide(body: Array(body.readableBytesView), now: Date()) {
         case .refuse(let status, let reason):
-            logger.notice("Notification refused", metadata: ["hub.peer": "\(peer)", "reason": "\(reason)"])
+            refusals.refused(client: client, reason: reason)
             return Self.text(status, reason)
         case .store(let notification):
+            let uuid = notification.notificationUUID.quotedForLog()
             do {
                 let outcome = try await archive.store(notification)
                 switch outcome {
@@ -105,8 +126,8 @@ package final class HubServer: Service, Sendable {
                     logger.info(
                         "Notification stored",
                         metadata: [
-                            "notification.uuid": "\(notification.notificationUUID)",
-                            "notification.type": "\(notification.type)", "account": "\(account ?? "(none)")",
+                            "notification.uuid": "\(uuid)",
+                            "notification.type": "\(notification.type.quotedForLog())", "account": "\(account ?? "(none)")",
                         ])
                     switch referral {
                     case .rewarded(let referrer, _)?:
@@ -119,28 +140,45 @@ package final class HubServer: Service, Sendable {
                         break
                     }
                 case .duplicate:
-                    logger.info("Notification seen before", metadata: ["notification.uuid": "\(notification.notificationUUID)"])
+                    logger.info("Notification seen before", metadata: ["notification.uuid": "\(uuid)"])
                 }
                 return Self.text(200, "stored")
             } catch {
                 // Not stored: a 5xx makes the App Store send it again later.
                 logger.notice(
-                    "Notification not stored",
-                    metadata: ["notification.uuid": "\(notification.notificationUUID)", "reason": "\(error)"])
-                return Self.text(503, "the database is unavailable; the App Store will retry")
+                    "Notification not stored", metadata: ["notification.uuid": "\(uuid)", "reason": "\(error.description(for: .hub))"])
+                var response = Self.text(503, "the database is unavailable; the App Store will retry")
+                response.headers[.retryAfter] = "60"
+                return response
             }
         }
     }
 
-    func health() async -> Response {
-        do {
-            try await archive.check()
-            return Self.text(200, "ok")
-        } catch {
-            // The detail (host, role, server text) is for the operator's log, not for whoever asks.
-            logger.notice("Health check failed", metadata: ["reason": "\(error)"])
-            return Self.text(503, "the database is unavailable")
+    /// The database's health as the last check found it, checked again (one at a time) once that is older than
+    /// ``HubSettings/healthCacheSeconds``.
+    func health(now: Double = LogThrottle.monotonicSeconds()) async -> Response {
+        enum Next { case answer(Bool), check }
+        let next = healthState.withLock { state -> Next in
+            if state.checking || now - state.checkedAt < HubSettings.healthCacheSeconds { return .answer(state.healthy) }
+            state.checking = true
+            return .check
         }
+        let healthy: Bool
+        switch next {
+        case .answer(let cached):
+            healthy = cached
+        case .check:
+            do {
+                try await archive.check()
+                healthy = true
+            } catch {
+                // The detail (host, role, server text) is for the operator's log, not for whoever asks.
+                logger.notice("Health check failed", metadata: ["reason": "\(error.description(for: .hub))"])
+                healthy = false
+            }
+            healthState.withLock { $0 = (LogThrottle.monotonicSeconds(), healthy, false) }
+        }
+        return healthy ? Self.text(200, "ok") : Self.text(503, "the database is unavailable")
     }
 
     static func text(_ status: Int, _ message: String) -> Response {

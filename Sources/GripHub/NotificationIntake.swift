@@ -28,6 +28,12 @@ struct NotificationIntake: Sendable {
             return .refuse(status: 400, reason: "the notification has no usable notificationUUID")
         }
         let transaction = verified.transaction?.payload
+        // PostgreSQL's text holds no NUL: such a value would fail the insert as "database unavailable", a 503 the
+        // App Store retries for days. A signed payload with one is malformed, permanently.
+        let stored = [uuid, payload.notificationType, payload.subtype, transaction?.originalTransactionId]
+        if stored.contains(where: { $0?.unicodeScalars.contains("\u{0}") == true }) {
+            return .refuse(status: 400, reason: "the notification holds a NUL character in a field the hub stores")
+        }
         return .store(
             ArchivedNotification(
                 notificationUUID: uuid, type: payload.notificationType ?? "UNKNOWN", subtype: payload.subtype,

@@ -58,9 +58,10 @@ package final class MQTTBridge: Sendable {
         let tare = discovery.topic(.tareCommand)
         let record = discovery.topic(.recordingCommand)
         let allowCommands = settings.allowCommands
+        let refusals = LogThrottle(seconds: 60)
         connection = MQTTConnection(
             settings: settings, logger: logger, wake: { wake.signal() },
-            received: { topic, payload in
+            received: { topic, payload, retained in
                 let text = String(decoding: payload, as: UTF8.self)
                 let command: Command? = switch (topic, text) {
                 case (tare, "PRESS"): .tare
@@ -68,14 +69,23 @@ package final class MQTTBridge: Sendable {
                 case (record, "OFF"): .stop
                 default: nil
                 }
-                guard allowCommands, let command else {
+                // A retained command is one someone published with the retain flag: the broker hands it to every
+                // new session, so obeying it would start a recording at every reconnect.
+                let refusal: String? =
+                    if !allowCommands { "allow_commands is off" }
+                    else if command == nil { "unknown payload \(text.quotedForLog(limit: 32))" }
+                    else if retained { "a retained command (published with the retain flag) is not obeyed" }
+                    else { nil }
+                guard let command, refusal == nil else {
                     inbox.refused.add(1, ordering: .relaxed)
-                    logger.info(
-                        "MQTT command refused",
-                        metadata: [
-                            "mqtt.topic": "\(topic)",
-                            "mqtt.reason": "\(allowCommands ? "unknown payload \"\(text.prefix(32))\"" : "allow_commands is off")",
-                        ])
+                    if let unlogged = refusals.admit("\(topic) \(refusal ?? "")") {
+                        logger.info(
+                            "MQTT command refused",
+                            metadata: [
+                                "mqtt.topic": "\(topic.quotedForLog())", "mqtt.reason": "\(refusal ?? "")",
+                                "refusals.unlogged": "\(unlogged)",
+                            ])
+                    }
                     return
                 }
                 inbox.queued.withLock { $0.append(command) }
@@ -84,6 +94,9 @@ package final class MQTTBridge: Sendable {
     }
 
     deinit { wake.close() }
+
+    /// Command outcomes in the log, once per outcome and minute (``GripSystem/LogThrottle``).
+    let commandLog = LogThrottle(seconds: 60)
 
     /// Bridge thread: a command the daemon refused.
     func countRefused() { inbox.refused.add(1, ordering: .relaxed) }
@@ -374,9 +387,16 @@ private struct BridgeLoop {
         awaiting = nil
         if let refusal {
             bridge.countRefused()
-            logger.info("MQTT command refused", metadata: ["mqtt.command": "\(command)", "mqtt.reason": "\(refusal)"])
+            if let unlogged = bridge.commandLog.admit("\(command) refused \(refusal)") {
+                logger.info(
+                    "MQTT command refused",
+                    metadata: ["mqtt.command": "\(command)", "mqtt.reason": "\(refusal)", "commands.unlogged": "\(unlogged)"])
+            }
         } else {
-            logger.info("MQTT command done", metadata: ["mqtt.command": "\(command)"])
+            // Once per command and minute, with a count: a script that sends thousands costs a line a minute.
+            if let unlogged = bridge.commandLog.admit("\(command) done") {
+                logger.info("MQTT command done", metadata: ["mqtt.command": "\(command)", "commands.unlogged": "\(unlogged)"])
+            }
         }
         requestStatus()
         sendNextCommand()

@@ -39,16 +39,17 @@ final class MQTTConnection: Sendable {
     private let state = Mutex(State())
     private let client = Mutex<LibMosquitto?>(nil)
     private let wake: @Sendable () -> Void
-    private let received: @Sendable (String, [UInt8]) -> Void
+    private let received: @Sendable (String, [UInt8], Bool) -> Void
 
     var availabilityTopic: String { settings.baseTopic + "/availability" }
 
     /// - Parameters:
     ///   - wake: wakes the bridge thread (called on libmosquitto's thread; must not block).
-    ///   - received: a message on a subscribed topic (called on libmosquitto's thread; must not block).
+    ///   - received: a message on a subscribed topic, and whether the broker kept it (retained) rather than passing
+    ///     it on as sent (called on libmosquitto's thread; must not block).
     init(
         settings: MQTTSettings, logger: Logger, wake: @escaping @Sendable () -> Void,
-        received: @escaping @Sendable (String, [UInt8]) -> Void
+        received: @escaping @Sendable (String, [UInt8], Bool) -> Void
     ) {
         self.settings = settings
         self.logger = logger
@@ -71,7 +72,7 @@ final class MQTTConnection: Sendable {
             connected: { [weak self] code in self?.connected(code) },
             disconnected: { [weak self] code in self?.disconnected(code) },
             published: { [weak self] _ in self?.published() },
-            message: { [received] topic, payload in received(topic, payload) },
+            message: { [received] topic, payload, retained in received(topic, payload, retained) },
             error: { [weak self] text in self?.libraryError(text) })
         guard let mosquitto = LibMosquitto(clientID: settings.clientID, events: events) else {
             logger.error("MQTT client could not be created", metadata: ["mqtt.clientID": "\(settings.clientID)"])

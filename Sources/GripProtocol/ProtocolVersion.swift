@@ -3,5 +3,5 @@
 /// The minor number grows with additions a client may ignore; the major number with changes that break clients.
 package enum ProtocolVersion {
     package static let major = 1
-    package static let minor = 9
+    package static let minor = 11
 }

@@ -27,13 +27,17 @@ package struct RecordingListJSON: Encodable, Equatable, Sendable {
         /// The protocol the recording ran (notation), and the max its band was a percentage of.
         package var `protocol`: String?
         package var protocolMaxKg: Double?
+        /// The sensor's correction the samples were corrected with (docs/calibration.md); absent = none.
+        package var correctionScale: Double?
+        package var correctionOffsetKg: Double?
 
         /// - Parameters: See the properties.
         package init(
             id: Int64, uuid: String, startedAt: Date, endedAt: Date?, device: String, profile: String, hand: String?,
             label: String?, state: String, efforts: Int, samples: Int, maxKg: Float?, avgKg: Float?,
             athlete: String? = nil, grip: String? = nil, edgeMm: Double? = nil, bodyWeightKg: Double? = nil,
-            protocol: String? = nil, protocolMaxKg: Double? = nil
+            protocol: String? = nil, protocolMaxKg: Double? = nil, correctionScale: Double? = nil,
+            correctionOffsetKg: Double? = nil
         ) {
             self.id = id
             self.uuid = uuid
@@ -54,6 +58,8 @@ package struct RecordingListJSON: Encodable, Equatable, Sendable {
             self.bodyWeightKg = bodyWeightKg
             self.protocol = `protocol`
             self.protocolMaxKg = protocolMaxKg
+            self.correctionScale = correctionScale
+            self.correctionOffsetKg = correctionOffsetKg
         }
     }
 

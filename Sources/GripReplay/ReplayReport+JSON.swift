@@ -69,6 +69,8 @@ private struct ReportJSONWriter {
         ]
         if let battery = device.batteryMv { members.append(("battery_mv", { $0.integer(battery) })) }
         if let firmware = device.firmware { members.append(("firmware", { $0.string(firmware) })) }
+        if let leftOut = device.timingLeftOut { members.append(("timing_left_out", { $0.string(leftOut) })) }
+        if let lost = device.lostReports { members.append(("lost_reports", { $0.integer(lost) })) }
         object(members)
     }
 
@@ -110,9 +112,20 @@ private struct ReportJSONWriter {
             ("open_start", { $0.boolean(effort.openStart) }),
             ("peak_kg", { $0.number(effort.peakKg) }),
             ("start_s", { $0.number(effort.startS) }),
-            ("time_to_peak_s", { $0.number(effort.timeToPeakS) }),
         ]
+        if let timeToPeak = effort.timeToPeakS { members.append(("time_to_peak_s", { $0.number(timeToPeak) })) }
         if let rfd = effort.rfdKgS { members.append(("rfd_kg_s", { $0.number(rfd) })) }
+        if let cells = effort.cells {
+            members.append(("cells", { w in
+                var cellMembers: [Member] = [
+                    ("centre_mean_kg", { $0.number(cells.centreMeanKg) }),
+                    ("left_mean_kg", { $0.number(cells.leftMeanKg) }),
+                    ("right_mean_kg", { $0.number(cells.rightMeanKg) }),
+                ]
+                if let asymmetry = cells.asymmetry { cellMembers.append(("asymmetry", { $0.number(asymmetry) })) }
+                w.object(cellMembers)
+            }))
+        }
         object(members)
     }
 

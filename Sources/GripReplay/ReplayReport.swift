@@ -20,12 +20,25 @@ package struct ReplayReport: Codable, Sendable, Equatable {
         package var endS: Double
         package var peakKg: Float
         package var meanKg: Float
-        package var timeToPeakS: Double
+        /// Absent for a device too coarse for it (`device.timing_left_out`).
+        package var timeToPeakS: Double?
         package var rfdKgS: Double?
         package var impulseKgS: Double
         package var baselineKg: Float
         package var openStart: Bool
         package var open: Bool
+        /// A board's load cells over the effort (the Motherboard); absent for a one-cell device.
+        package var cells: CellsReport? = nil
+    }
+
+    /// How an effort's force fell on a board's cells: each cell's mean over the effort (kg, the samples' plain mean)
+    /// and the left/right asymmetry index `(L − R) / (L + R)` of those means, as `griptrack asymmetry` computes it
+    /// (absent unless both are above 0).
+    package struct CellsReport: Codable, Sendable, Equatable {
+        package var leftMeanKg: Double
+        package var centreMeanKg: Double
+        package var rightMeanKg: Double
+        package var asymmetry: Double?
     }
 
     package struct RecordingReport: Codable, Sendable, Equatable {
@@ -55,6 +68,10 @@ package struct ReplayReport: Codable, Sendable, Equatable {
         package var disconnects: Int
         package var clockEpochs: Int
         package var clockWraps: Int
+        /// Why efforts carry no RFD and time to peak: the device's values are too coarse (the Climbro's whole kg).
+        package var timingLeftOut: String? = nil
+        /// Reports the device numbered and the capture lacks (the Motherboard's sample number); absent otherwise.
+        package var lostReports: Int? = nil
     }
 
     package struct Capture: Codable, Sendable, Equatable {

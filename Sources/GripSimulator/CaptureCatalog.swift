@@ -372,6 +372,110 @@ public enum CaptureCatalog {
                     Pull(start: 42, rise: 1.0, hold: 8, fall: 1.0, peak: 16),
                 ])),
             ])),
+        // Issue 43's devices, written from the public facts in docs/devices.md (rates and unknown bytes assumed, as said).
+        Entry(
+            name: "cts500-pulls",
+            summary: "CTS500 crane-scale dynamometer (synthetic, from hangtime-grip-connect's and grip_gains_companion's "
+                + "parsers): A/D rate 80 Hz, START, battery, echoed acknowledgements, 7-byte weight frames split "
+                + "across and merged within 20-byte notifications, one bad checksum, a tare; four pulls of 20-32 kg. "
+                + "Assumed: the upload rate (80 Hz) and byte 1 of a weight frame (01)",
+            expectedEfforts: 4,
+            session: ProgressorSession(device: .cts500, seed: 50, steps: [
+                .connect(discover: true), .command(.sampleRate), .command(.startMeasurement), .command(.battery),
+                .stream(seconds: 22, ForceProgram(baseline: 0.3, tremor: 0.5, pulls: [
+                    Pull(start: 3, rise: 0.4, hold: 5, peak: 24), Pull(start: 13, rise: 0.4, hold: 5, peak: 28),
+                ])),
+                .malformed(.badChecksum), .command(.tare),
+                .stream(seconds: 22, ForceProgram(baseline: 0.0, tremor: 0.5, pulls: [
+                    Pull(start: 3, rise: 0.3, hold: 5, peak: 32), Pull(start: 13, rise: 0.3, hold: 5, peak: 20),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "climbro-hangs",
+            summary: "Climbro hangboard (synthetic, from hangtime-grip-connect's climbro.model.ts): marker-byte stream, "
+                + "whole kilograms, F5 before most notifications and the mode carried over the others, F0 battery "
+                + "readings every 3 s, 36 kg escaped as F6; four hangs of 30-42 kg. Assumed: the rate (10 Hz, "
+                + "two samples a notification)",
+            expectedEfforts: 4,
+            session: ProgressorSession(device: .climbro, seed: 51, steps: [
+                .connect(discover: true),
+                .stream(seconds: 60, ForceProgram(baseline: 0, tremor: 0.8, pulls: [
+                    Pull(start: 5, rise: 0.8, hold: 7, fall: 0.6, peak: 36), Pull(start: 20, rise: 0.8, hold: 7, fall: 0.6, peak: 42),
+                    Pull(start: 35, rise: 0.8, hold: 7, fall: 0.6, peak: 30), Pull(start: 48, rise: 0.8, hold: 7, fall: 0.6, peak: 36),
+                ])),
+                .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "motherboard-hangs",
+            summary: "Griptonite Motherboard (synthetic, from hangtime-grip-connect's motherboard.model.ts and jtvjan's "
+                + "grippynotes): notifications on, C and its 16 calibration lines (a synthetic table), S30 and "
+                + "\"Stream: 30\", 32-hex-digit lines split across and sharing 20-byte notifications at 30 Hz, one "
+                + "report lost (the sample number skips), three hangs of 60-120 kg shared 46/10/44 % over left, "
+                + "centre and right (the 120 kg hang puts 55 kg on the left cell, beyond the table's 50 kg point)",
+            expectedEfforts: 3,
+            session: ProgressorSession(device: .motherboard, seed: 56, steps: [
+                .connect(discover: true), .command(.readCalibration), .command(.startMeasurement),
+                .stream(seconds: 25, ForceProgram(baseline: 0.3, tremor: 0.8, pulls: [
+                    Pull(start: 3, rise: 0.8, hold: 6, fall: 0.6, peak: 70), Pull(start: 14, rise: 0.8, hold: 6, fall: 0.6, peak: 120),
+                ])),
+                .malformed(.lostReport),
+                .stream(seconds: 14, ForceProgram(baseline: 0.3, tremor: 0.8, pulls: [
+                    Pull(start: 3, rise: 0.8, hold: 6, fall: 0.6, peak: 60),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        // The Progressor clones, each from its firmware's source (docs/devices.md, "Progressor clones").
+        Entry(
+            name: "hangman-pulls",
+            summary: "Hangman (kesyog/hangman firmware, synthetic): the Progressor protocol at a steady 80 Hz, one sample "
+                + "a notification; battery, START, three pulls of 25-30 kg, STOP",
+            expectedEfforts: 3,
+            session: ProgressorSession(device: .hangman, seed: 52, steps: [
+                .connect(discover: true), .command(.battery), .command(.startMeasurement),
+                .stream(seconds: 30, ForceProgram(baseline: 0.2, tremor: 0.5, pulls: [
+                    Pull(start: 3, hold: 5, peak: 25), Pull(start: 12, hold: 5, peak: 30), Pull(start: 21, hold: 5, peak: 27),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "crimpdeq-pulls",
+            summary: "Crimpdeq (crimpdeq/crimpdeq-firmware, synthetic): 80 Hz, one sample a notification, and its "
+                + "calibration answers 0x05 and 0x06 between two pulls (known, ignored)",
+            expectedEfforts: 2,
+            session: ProgressorSession(device: .crimpdeq, seed: 53, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 11, ForceProgram(baseline: 0.3, tremor: 0.5, pulls: [Pull(start: 3, hold: 5, peak: 32)])),
+                .malformed(.crimpdeqCalibration),
+                .stream(seconds: 11, ForceProgram(baseline: 0.3, tremor: 0.5, pulls: [Pull(start: 3, hold: 5, peak: 34)])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "mito-hangs",
+            summary: "Mito in Tindeq mode (jvasilakes/mito, synthetic): no control point, streams once subscribed, "
+                + "10 Hz, device time in µs since boot (37 s in), readings never below 0; three hangs of 18-22 kg",
+            expectedEfforts: 3,
+            session: ProgressorSession(device: .mito, seed: 54, steps: [
+                .connect(discover: true),
+                .stream(seconds: 40, ForceProgram(baseline: 0.1, tremor: 0.5, pulls: [
+                    Pull(start: 4, rise: 0.6, hold: 6, fall: 0.5, peak: 18), Pull(start: 16, rise: 0.6, hold: 6, fall: 0.5, peak: 22),
+                    Pull(start: 28, rise: 0.6, hold: 6, fall: 0.5, peak: 20),
+                ])),
+                .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "bigbanger-pulls",
+            summary: "BigBanger (FilMarini/bigbanger, synthetic): one-byte commands, battery a constant 3000 mV, 80 Hz, "
+                + "one sample a notification; three pulls of 35-40 kg",
+            expectedEfforts: 3,
+            session: ProgressorSession(device: .bigBanger, seed: 55, steps: [
+                .connect(discover: true), .command(.battery), .command(.startMeasurement),
+                .stream(seconds: 30, ForceProgram(baseline: 0.3, tremor: 0.6, pulls: [
+                    Pull(start: 3, rise: 0.4, hold: 4, peak: 35), Pull(start: 12, rise: 0.4, hold: 4, peak: 40),
+                    Pull(start: 21, rise: 0.4, hold: 4, peak: 38),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
         // Issue 30's protocol checks: sessions whose answers are known by construction.
         Entry(
             name: "progressor-cf-plateau",
@@ -401,6 +505,17 @@ public enum CaptureCatalog {
                 .connect(discover: true), .command(.startMeasurement),
                 .stream(seconds: 48, ForceProgram(baseline: 0.3, tremor: 0.5, pulls: [
                     Pull(start: 3, rise: 1, hold: 36, fall: 0.5, peak: 16, fade: 0.3),
+                ])),
+                .command(.stopMeasurement), .disconnect(reason: 0x13),
+            ])),
+        Entry(
+            name: "progressor-calibration-weight",
+            summary: "A calibration (docs/calibration.md): 6 s unloaded at 0.15 kg, then a 20 kg weight hung still for 10 s on a sensor that reads 2.5 % low (19.5 kg), taken off",
+            expectedEfforts: 1,
+            session: ProgressorSession(seed: 57, steps: [
+                .connect(discover: true), .command(.startMeasurement),
+                .stream(seconds: 22, ForceProgram(baseline: 0.15, noise: 0.02, pulls: [
+                    Pull(start: 6, rise: 1, hold: 10, fall: 0.5, peak: 19.5, fade: 0),
                 ])),
                 .command(.stopMeasurement), .disconnect(reason: 0x13),
             ])),

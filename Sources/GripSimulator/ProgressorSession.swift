@@ -41,6 +41,13 @@ public struct ProgressorSession: Sendable {
         case implausibleStep
         /// A believable weight stamped an hour ahead of the device clock (a corrupted time stamp).
         case timeJump
+        /// A byte-stream device's frame whose checksum is off by one (the CTS500), in a notification of its own.
+        case badChecksum
+        /// Crimpdeq's answers to its calibration commands (another client's): `05 04` f32 factor, then `06 08` f32
+        /// raw and f32 kg.
+        case crimpdeqCalibration
+        /// A report the Motherboard counted and the host never got: the next line's sample number skips one.
+        case lostReport
     }
 
     /// The device played; the Progressor unless said otherwise (the type keeps its name from when it was the only one).

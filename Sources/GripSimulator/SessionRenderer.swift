@@ -69,8 +69,9 @@ struct SessionRenderer {
         // BlueZ re-enables notifications (or indications) on every connection, cached database or not.
         let cccd: [UInt8] = session.device.profile.transport == .indicate ? [0x02, 0x00] : [0x01, 0x00]
         exchange(ATTPDU.writeRequest(handle: SimulatedDevice.dataCCCD, value: cccd), ATTPDU.writeResponse())
-        // A device without commands streams as soon as its data is subscribed to.
+        // A device without commands streams as soon as its data is subscribed to; a Mito's clock is µs since boot.
         if session.device.controlValue == nil { measuring = true }
+        if session.device == .mito { deviceMicros = 37_000_000 + UInt32(random.unit() * 5_000_000) }
     }
 
     /// A request from the host and the device's response one connection event later.
@@ -88,7 +89,24 @@ struct SessionRenderer {
     private mutating func send(_ command: DeviceCommand) {
         guard let control = session.device.controlValue, let bytes = session.device.profile.encode(command) else { return }
         exchange(ATTPDU.writeRequest(handle: control, value: bytes), ATTPDU.writeResponse())
-        guard session.device == .progressor else {
+        if session.device == .cts500 {
+            // The scale echoes every command byte for byte; the battery query is answered `05 80 C4 d0 d1 d2 cs`,
+            // volts = (d1 << 8 | d2) / 100 (3.55 V, hangtime's fixture).
+            advance(by: 20_000)
+            notify(bytes)
+            if command == .battery {
+                advance(by: 10_000)
+                notify(SimulatedDevice.cts500Frame([0x05, 0x80, 0xC4, 0x00, 0x01, 0x63]))
+            }
+        }
+        if session.device == .motherboard {
+            // `C`: the 16 calibration lines; `S30`: "Stream: 30"; the empty stop: nothing. Cut as the UART's
+            // output always is, into notifications of at most 20 bytes.
+            var answer: [UInt8] = command == .readCalibration ? SimulatedDevice.motherboardCalibrationText
+                : command == .startMeasurement ? Array("Stream: 30\r\n".utf8) : []
+            if !answer.isEmpty { sendBacklog(&answer, at: hostMicros + 20_000) }
+        }
+        guard session.device.speaksProgressor else {
             if command == .startMeasurement {
                 measuring = true
                 deviceMillis = 0
@@ -106,7 +124,8 @@ struct SessionRenderer {
             measuring = false
         case .battery:
             advance(by: 20_000)
-            notify([0x00, 0x04] + littleEndianBytes(UInt32(3_912)))
+            // BigBanger answers a constant 3000 mV (`config.py`).
+            notify([0x00, 0x04] + littleEndianBytes(UInt32(session.device == .bigBanger ? 3_000 : 3_912)))
         case .version:
             advance(by: 20_000)
             let version = Array("1.2.3.4".utf8)
@@ -114,7 +133,7 @@ struct SessionRenderer {
         case .identifier:
             advance(by: 20_000)
             notify([0x00, 0x06, 0x19, 0x17, 0x4A, 0x6B, 0xD3, 0xF4])
-        case .tare:
+        case .tare, .sampleRate, .readCalibration:
             break
         }
     }
@@ -124,24 +143,29 @@ struct SessionRenderer {
     private mutating func stream(seconds: Double, program: ForceProgram) {
         precondition(measuring || session.device.profile.transport == .advertisement,
                      "simulated session streams without a START command")
-        guard session.device == .progressor else { return streamHostStamped(seconds: seconds, program: program) }
+        guard session.device.speaksProgressor else { return streamHostStamped(seconds: seconds, program: program) }
+        let clonePeriod = session.device.clonePeriodMicros
+        let perFrame = clonePeriod == nil ? samplesPerFrame : 1
         var elapsed = 0.0
         var frame: [UInt8] = []
         var frameSamples = 0
         var slotStartHost = hostMicros
         while elapsed < seconds {
-            // The device skips every 16th slot; the tick itself jitters between 11.35 and 11.41 ms.
-            let tick = UInt32(11_350 + random.next() % 61)
+            // The device skips every 16th slot; the tick itself jitters between 11.35 and 11.41 ms. A clone ticks at
+            // its own steady period (a crystal's jitter of ±20 µs) and skips none.
+            let tick = clonePeriod.map { $0 - 20 + UInt32(random.next() % 41) } ?? UInt32(11_350 + random.next() % 61)
             slot += 1
-            let skipped = slot % 16 == missingPhase
+            let skipped = clonePeriod == nil && slot % 16 == missingPhase
             deviceMicros &+= tick
             elapsed += Double(tick) / 1_000_000
             slotStartHost += Int64(tick)
             if skipped { continue }
-            let kilograms = Float(program.force(at: elapsed) + random.gaussian(sigma: program.noise))
+            var kilograms = Float(program.force(at: elapsed) + random.gaussian(sigma: program.noise))
+            // Mito clamps readings below its offset to 0 (`prototype.ino`).
+            if session.device == .mito { kilograms = max(kilograms, 0) }
             frame += littleEndianBytes(kilograms.bitPattern) + littleEndianBytes(deviceMicros)
             frameSamples += 1
-            if frameSamples == samplesPerFrame {
+            if frameSamples == perFrame {
                 hostMicros = max(hostMicros + 1, slotStartHost + 2_000 + Int64(random.next() % 4_000))
                 emitWeightFrame(frame)
                 frame.removeAll(keepingCapacity: true)
@@ -164,6 +188,9 @@ struct SessionRenderer {
         var pending: [Double] = []
         var pendingMillis: [UInt32] = []
         var sampleHost = Double(hostMicros)
+        // A byte-stream device's bytes waiting for their connection event, and when that is.
+        var backlog: [UInt8] = []
+        var backlogEvent: Int64 = 0
         while elapsed < seconds {
             let tick = period * (1 + (random.unit() - 0.5) * 0.002)
             elapsed += tick
@@ -175,17 +202,43 @@ struct SessionRenderer {
                 let connectionEvent: Int64 = 30_000
                 let ready = Int64(sampleHost)
                 let next = (ready / connectionEvent + 1) * connectionEvent + Int64(random.next() % 1_500)
+                if device.streamsBytes {
+                    // The UART's bytes go out at the next connection event, cut into values of at most 20 bytes.
+                    if !backlog.isEmpty && next / connectionEvent != backlogEvent / connectionEvent {
+                        sendBacklog(&backlog, at: backlogEvent)
+                    }
+                    if backlog.isEmpty { backlogEvent = next }
+                    backlog += device.frame(kilograms: pending, millis: pendingMillis)
+                    pending.removeAll(keepingCapacity: true)
+                    pendingMillis.removeAll(keepingCapacity: true)
+                    continue
+                }
                 hostMicros = max(hostMicros + 1, next)
                 notify(device.frame(kilograms: pending, millis: pendingMillis), advancing: false)
                 pending.removeAll(keepingCapacity: true)
                 pendingMillis.removeAll(keepingCapacity: true)
             }
         }
+        if !backlog.isEmpty { sendBacklog(&backlog, at: backlogEvent) }
         // A device with a fixed frame size (the Frez Dyno's nine samples) leaves the remainder unsent.
         if !pending.isEmpty && device != .frezDyno {
             hostMicros = max(hostMicros + 1, Int64(sampleHost) + 2_000)
             notify(device.frame(kilograms: pending, millis: pendingMillis), advancing: false)
         }
+    }
+
+    /// A byte-stream device's bytes sent at one connection event: notifications of at most 20 bytes (MTU 23),
+    /// 100 µs apart.
+    private mutating func sendBacklog(_ backlog: inout [UInt8], at micros: Int64) {
+        hostMicros = max(hostMicros + 1, micros)
+        var start = 0
+        while start < backlog.count {
+            let end = min(start + 20, backlog.count)
+            notify(Array(backlog[start..<end]), advancing: false)
+            hostMicros += 100
+            start = end
+        }
+        backlog.removeAll(keepingCapacity: true)
     }
 
     private mutating func emitWeightFrame(_ samples: [UInt8]) {
@@ -210,6 +263,14 @@ struct SessionRenderer {
         case .implausibleStep: notify([0x01, 0x08] + littleEndianBytes(Float(151.5).bitPattern) + Array(sample.suffix(4)))
         case .timeJump:
             notify([0x01, 0x08] + littleEndianBytes(Float(0.4).bitPattern) + littleEndianBytes(deviceMicros &+ 3_600_000_000))
+        case .badChecksum:
+            // 0.5 kg (`05 01 00 00 00 32`), its checksum one too high.
+            notify(SimulatedDevice.cts500Frame([0x05, 0x01, 0x00, 0x00, 0x00, 0x32]).enumerated().map { $0.offset == 6 ? $0.element &+ 1 : $0.element })
+        case .lostReport:
+            deviceMillis += 33
+        case .crimpdeqCalibration:
+            notify([0x05, 0x04] + littleEndianBytes(Float(0.000_123).bitPattern))
+            notify([0x06, 0x08] + littleEndianBytes(Float(84_512).bitPattern) + littleEndianBytes(Float(20).bitPattern))
         case .otherHandle:
             writer.appendATT(ATTPDU.notification(handle: SimulatedDevice.dfuControlValue, value: [0x60, 0x01, 0x01]),
                              connection: connection, direction: .received, hostMicros: hostMicros,

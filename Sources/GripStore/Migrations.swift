@@ -352,6 +352,24 @@ enum Migrations {
             }
         }
 
+        migrator.registerMigration("v10 a sensor's correction on recordings") { db in
+            // The correction (`[device] scale`, `offset_kg`) the samples were corrected with, so the raw readings stay
+            // known (docs/calibration.md); NULL = none. Added columns, as v9.
+            try db.execute(
+                sql: """
+                    ALTER TABLE recording ADD COLUMN correctionScale REAL CHECK (correctionScale > 0);
+                    ALTER TABLE recording ADD COLUMN correctionOffsetKilograms REAL
+                        CHECK ((correctionScale IS NULL) = (correctionOffsetKilograms IS NULL));
+                    """)
+            if try db.tableExists("quarantinedRecording") {
+                try db.execute(
+                    sql: """
+                        ALTER TABLE quarantinedRecording ADD COLUMN correctionScale REAL;
+                        ALTER TABLE quarantinedRecording ADD COLUMN correctionOffsetKilograms REAL;
+                        """)
+            }
+        }
+
         return migrator
     }
 }

@@ -53,7 +53,8 @@ extension RecordingStore {
             owner: owner.token, lastCommitAt: nil, sampleCount: 0, maxKilograms: nil, averageKilograms: nil,
             athlete: draft.setup.athlete, grip: draft.setup.grip, edgeMillimetres: draft.setup.edgeMillimetres,
             bodyWeightKilograms: draft.setup.bodyWeightKilograms, protocolNotation: draft.setup.protocolNotation,
-            protocolMaxKilograms: draft.setup.protocolMaxKilograms
+            protocolMaxKilograms: draft.setup.protocolMaxKilograms, correctionScale: draft.correction?.scale,
+            correctionOffsetKilograms: draft.correction?.offsetKilograms
         )
         try record.insert(db)
         guard let id = record.id else { preconditionFailure("inserted recording without a row id") }
@@ -281,14 +282,16 @@ extension RecordingStore {
         }
     }
 
-    /// The SELECT whose rows ``recordingRow(_:)`` reads: v1's columns in v1's order, `effortCount`, then v8's and v9's.
+    /// The SELECT whose rows ``recordingRow(_:)`` reads: v1's columns in v1's order, `effortCount`, then v8's, v9's
+    /// and v10's.
     static let recordingRowSelect = """
         SELECT recording.id, recording.uuid, recording.startedAt, recording.endedAt, recording.device,
                recording.profile, recording.hand, recording.label, recording.state, recording.owner,
                recording.lastCommitAt, recording.sampleCount, recording.maxKilograms, recording.averageKilograms,
                (SELECT COUNT(*) FROM effort WHERE effort.recordingId = recording.id) AS effortCount,
                recording.athlete, recording.grip, recording.edgeMillimetres, recording.bodyWeightKilograms,
-               recording.protocolNotation, recording.protocolMaxKilograms
+               recording.protocolNotation, recording.protocolMaxKilograms,
+               recording.correctionScale, recording.correctionOffsetKilograms
         FROM recording
         """
 
@@ -314,6 +317,8 @@ extension RecordingStore {
                 throw DamagedRecording(id: id, reason: "state \"\(stateText)\" is not a recording state")
             }
             let hand: String? = try column(6, "hand")
+            let correctionScale: Double? = try column(21, "correctionScale")
+            let correctionOffset: Double? = try column(22, "correctionOffsetKilograms")
             return .success(RecordingRow(
                 id: RecordingID(rawValue: try column(0, "id")), uuid: uuid, startedAt: try column(2, "startedAt"),
                 endedAt: try column(3, "endedAt"), device: try column(4, "device"), profile: try column(5, "profile"),
@@ -325,7 +330,8 @@ extension RecordingStore {
                     edgeMillimetres: try column(17, "edgeMillimetres"),
                     bodyWeightKilograms: try column(18, "bodyWeightKilograms"),
                     protocolNotation: try column(19, "protocolNotation"),
-                    protocolMaxKilograms: try column(20, "protocolMaxKilograms"))))
+                    protocolMaxKilograms: try column(20, "protocolMaxKilograms")),
+                correction: ForceCorrection(storedScale: correctionScale, offsetKilograms: correctionOffset)))
         } catch {
             return .failure(error)
         }

@@ -113,6 +113,9 @@ public final class RecordingStore: Sendable {
         return configuration
     }
 
+    /// The schema this build writes: the identifier of the newest migration (`--version` prints it).
+    package static var schemaVersion: String { Migrations.migrator.migrations.last ?? "" }
+
     private static func migrate(
         _ writer: some DatabaseWriter, path: String, willUpgrade: ((_ migrations: [String]) -> Void)? = nil
     ) throws(GripStoreError) {

@@ -12,6 +12,8 @@ import Synchronization
 enum Deadline {
     /// The deadline passed before the work finished.
     struct Expired: Error {}
+    /// What the work waits on ended first (its connection closed): waiting longer can bring nothing.
+    struct PeerClosed: Error {}
 
     /// Runs `work` until it finishes, `limit` passes, or the calling task is cancelled.
     ///
@@ -19,13 +21,18 @@ enum Deadline {
     ///   - limit: How long the work may take.
     ///   - abandon: Called once when the deadline passes or the caller is cancelled, before the caller resumes.
     ///   - discard: Called with a result the work produced after the caller had stopped waiting for it.
+    ///   - peerClosed: Registers a callback to run when what the work waits on closes (the connection's close
+    ///     future): postgres-nio does not always fail a query whose channel closed after some of its replies, so
+    ///     the close itself ends the wait.
     ///   - work: The wait.
     /// - Returns: The work's result.
-    /// - Throws: ``Expired`` after `limit`, `CancellationError` when the caller was cancelled, else the work's error.
+    /// - Throws: ``Expired`` after `limit`, ``PeerClosed`` when the peer closed first, `CancellationError` when the
+    ///   caller was cancelled, else the work's error.
     static func run<T: Sendable>(
         within limit: Duration,
         abandon: @escaping @Sendable () -> Void,
         discard: @escaping @Sendable (T) async -> Void = { _ in },
+        peerClosed: ((@escaping @Sendable () -> Void) -> Void)? = nil,
         _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let race = OneShot<T>()
@@ -50,6 +57,10 @@ enum Deadline {
             }
         }
         defer { timer.cancel() }
+        peerClosed? {
+            // A work that ended by itself has already won; a close after that changes nothing.
+            if race.finish(.failure(PeerClosed())) { worker.cancel() }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in race.install(continuation) }
         } onCancel: {

@@ -46,7 +46,7 @@ package struct NotificationArchive: Sendable {
         // The schema was migrated and checked when the hub started (``check()``) and is by every /healthz: a
         // notification's connection goes straight to its insert.
         return try await client.withConnection(migrating: false) { connection throws(SyncError) in
-            try await client.wait(.batch(rows: 1), on: connection, within: limit) { connection in
+            try await client.wait(.write("store the notification"), on: connection, within: limit) { connection in
                 try await connection.withTransaction(logger: logger) { connection in
                     let n = notification
                     let rows = try await connection.query(

@@ -1,4 +1,5 @@
 import Foundation
+import GripSystem
 import GripEntitlements
 import Logging
 import PostgresNIO
@@ -31,7 +32,7 @@ package struct OperatorDatabase: Sendable {
         let limit = client.settings.timeouts.batch
         let logger = client.logger
         try await client.withConnection { connection throws(SyncError) in
-            try await client.wait(.batch(rows: 1), on: connection, within: limit) { connection in
+            try await client.wait(.write("publish the signed statement"), on: connection, within: limit) { connection in
                 _ = try await connection.query(
                     """
                     INSERT INTO account_grants
@@ -72,7 +73,7 @@ package struct OperatorDatabase: Sendable {
         let limit = client.settings.timeouts.batch
         let logger = client.logger
         return try await client.withConnection { connection throws(SyncError) in
-            try await client.wait(.batch(rows: codes.count), on: connection, within: limit) { connection in
+            try await client.wait(.write("import the offer codes"), on: connection, within: limit) { connection in
                 try await connection.withTransaction(logger: logger) { connection in
                     var added = 0
                     for try await _ in try await connection.query(
@@ -105,19 +106,19 @@ package struct OperatorDatabase: Sendable {
             try await client.wait(.read("read the dashboard"), on: connection, within: limit) { connection in
                 let rows = try await connection.query(
                     """
-                    SELECT account, account_uuid, devices, recordings, samples, last_push_at, pro_devices,
+                    SELECT account, account_uuid, created_at, devices, recordings, samples, last_push_at, pro_devices,
                            last_notification, subscription_expires_at
                     FROM dashboard_accounts ORDER BY account
                     """, logger: logger)
                 var result: [AccountReport] = []
-                for try await row in rows.checked(columns: 9).decode(
-                    (String, UUID, Int64, Int64, Int64, Date?, Int64, String?, Date?).self)
+                for try await row in rows.checked(columns: 10).decode(
+                    (String, UUID, Date, Int64, Int64, Int64, Date?, Int64, String?, Date?).self)
                 {
                     result.append(
                         AccountReport(
-                            account: row.0, uuid: row.1, devices: Int(row.2), recordings: Int(row.3),
-                            samples: Int(row.4), lastPush: row.5, proDevices: Int(row.6), lastNotification: row.7,
-                            subscriptionExpires: row.8))
+                            account: row.0, accountUUID: row.1, createdAt: row.2, devices: Int(row.3),
+                            recordings: Int(row.4), samples: Int(row.5), lastPush: row.6, proDevices: Int(row.7),
+                            lastNotification: row.8, subscriptionExpires: row.9))
                 }
                 return result
             }
@@ -146,37 +147,50 @@ package struct OperatorDatabase: Sendable {
         let limit = client.settings.timeouts.batch
         let logger = client.logger
         let made = credentials
-        credentials.referralCode = try await client.withConnection { connection throws(SyncError) in
-            try await client.wait(.batch(rows: 1), on: connection, within: limit) { connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    let credentials = made
-                    for statement in Self.accountRoleStatements(credentials) {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        do throws(SyncError) {
+            credentials.referralCode = try await client.withConnection { connection throws(SyncError) in
+                try await client.wait(.write("create the account"), on: connection, within: limit) { connection in
+                    try await connection.withTransaction(logger: logger) { connection in
+                        let credentials = made
+                        // The GRANTs below rewrite the same catalogue rows (the tables' ACLs) for every account: two
+                        // creations at once fail with "tuple concurrently updated". One at a time, by a transaction
+                        // lock that the commit releases.
+                        try await connection.query(
+                            "SELECT pg_advisory_xact_lock(\(Self.accountCreationLock))", logger: logger)
+                        for statement in Self.accountRoleStatements(credentials) {
+                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        }
+                        try await connection.query(
+                            """
+                            INSERT INTO accounts (account, account_uuid, role_name)
+                            VALUES (\(credentials.account), \(credentials.uuid), \(credentials.role))
+                            """, logger: logger)
+                        // The first of the candidates no account holds yet (4 characters of 32: a clash is rare, five
+                        // in a row would need a million accounts).
+                        var code = ""
+                        for try await value in try await connection.query(
+                            """
+                            INSERT INTO referral_codes (account, code)
+                            SELECT \(credentials.account), candidate FROM unnest(\(Self.referralCandidates())::text[]) AS candidate
+                            WHERE NOT EXISTS (SELECT 1 FROM referral_codes WHERE code = candidate) LIMIT 1
+                            RETURNING code
+                            """, logger: logger
+                        ).checked(columns: 1).decode(String.self) {
+                            code = value
+                        }
+                        return code
                     }
-                    try await connection.query(
-                        """
-                        INSERT INTO accounts (account, account_uuid, role_name)
-                        VALUES (\(credentials.account), \(credentials.uuid), \(credentials.role))
-                        """, logger: logger)
-                    // The first of the candidates no account holds yet (4 characters of 32: a clash is rare, five
-                    // in a row would need a million accounts).
-                    var code = ""
-                    for try await value in try await connection.query(
-                        """
-                        INSERT INTO referral_codes (account, code)
-                        SELECT \(credentials.account), candidate FROM unnest(\(Self.referralCandidates())::text[]) AS candidate
-                        WHERE NOT EXISTS (SELECT 1 FROM referral_codes WHERE code = candidate) LIMIT 1
-                        RETURNING code
-                        """, logger: logger
-                    ).checked(columns: 1).decode(String.self) {
-                        code = value
-                    }
-                    return code
                 }
             }
+        } catch .server(let operation, let detail) where detail.contains("SQLSTATE 23505") {
+            // A unique key: the account's name (or, once in 2^122, its UUID) is taken.
+            throw .server(operation: operation, detail: "an account named \(name.quotedForLog()) exists already; choose another name")
         }
         return credentials
     }
+
+    /// The advisory lock that serialises account creation (any constant apart from the schema migration's).
+    static let accountCreationLock: Int64 = 0x6772_6970_6163_6374  // "gripacct"
 
     /// The statements that make the group role (once), grant it the tables, and create the account's login role.
     /// The role name and password are made here from `[a-z0-9_]` only, so they can be spelled into the SQL.

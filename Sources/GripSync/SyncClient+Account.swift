@@ -1,6 +1,7 @@
 import Foundation
 import GripEntitlements
 import GripStore
+import GripSystem
 import Logging
 import PostgresNIO
 
@@ -10,7 +11,9 @@ extension SyncClient {
     ///
     /// The rows are only a courier: each signed payload is verified again here (Apple's root, the chain, bundle id,
     /// environment) before the store applies it with its usual replay protection and dedupe, so the database can
-    /// withhold a notification but never make this device believe one Apple did not sign.
+    /// withhold a notification but never make this device believe one Apple did not sign. A purchase must also carry
+    /// this account's `appAccountToken` (``accountToken``, else the account's UUID), as `pro import` requires: a
+    /// genuine notification of another account copied into this account's rows is refused, not applied.
     ///
     /// - Parameters:
     ///   - store: The local database.
@@ -42,6 +45,13 @@ extension SyncClient {
     ) async throws(SyncError) -> AccountPull {
         let rows = try await accountNotifications(in: session)
         var pull = AccountPull()
+        guard !rows.isEmpty else { return pull }
+        let expected: (token: UUID, source: String)?
+        if let accountToken {
+            expected = (accountToken, "app_store.account_token")
+        } else {
+            expected = try await accountUUID(in: session).map { ($0, "the UUID of the account \(settings.account)") }
+        }
         for row in rows {
             do throws(GripStoreError) {
                 // Applied before (dedupe by the verified UUID happens in the store too; this only saves a verify).
@@ -58,7 +68,22 @@ extension SyncClient {
             } catch {
                 pull.refused += 1
                 logger.info(
-                    "Account notification refused", metadata: ["notification.uuid": "\(row.uuid)", "reason": "\(error)"])
+                    "Account notification refused",
+                    metadata: ["notification.uuid": "\(row.uuid.quotedForLog())", "reason": "\(error.detail.quotedForLog(limit: 200))"])
+                continue
+            }
+            guard let expected else {
+                pull.refused += 1
+                logger.info(
+                    "Account notification refused",
+                    metadata: ["notification.uuid": "\(row.uuid.quotedForLog())", "reason": "the account's UUID could not be read"])
+                continue
+            }
+            if let failure = verified.accountBindingFailure(expected: expected.token, source: expected.source) {
+                pull.refused += 1
+                logger.info(
+                    "Account notification refused",
+                    metadata: ["notification.uuid": "\(row.uuid.quotedForLog())", "reason": "\(failure.detail.quotedForLog(limit: 200))"])
                 continue
             }
             do throws(GripStoreError) {
@@ -139,6 +164,23 @@ extension SyncClient {
     }
 
     /// The account's stored notifications, oldest signature first (so the resolver sees them in order).
+    /// The account's UUID as its `accounts` row says (the app's `appAccountToken`), or `nil` without a row.
+    private func accountUUID(in session: PushSession) async throws(SyncError) -> UUID? {
+        let account = settings.account
+        let logger = logger
+        let limit = settings.timeouts.read
+        return try await session.run { connection throws(SyncError) in
+            try await wait(.read("read the account's UUID"), on: connection, within: limit) { connection in
+                let rows = try await connection.query(
+                    "SELECT account_uuid FROM accounts WHERE account = \(account)", logger: logger)
+                for try await uuid in rows.checked(columns: 1).decode(UUID.self) {
+                    return uuid
+                }
+                return nil
+            }
+        }
+    }
+
     private func accountNotifications(
         in session: PushSession
     ) async throws(SyncError) -> [(uuid: String, signedPayload: String)] {

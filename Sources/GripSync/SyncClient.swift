@@ -17,6 +17,9 @@ package struct SyncClient: Sendable {
     /// The operator's public key (`[sync] operator_key`): with one, every push also applies the account's central
     /// grants and revocations that verify under it (``AccountGrantRule``).
     package let operatorKey: OperatorKey?
+    /// `[app_store] account_token`: the UUID a pulled purchase must carry; `nil` takes the account's own UUID from
+    /// the server's `accounts` row (one the account's role can read but not write).
+    package let accountToken: UUID?
 
     /// Creates a client.
     ///
@@ -24,14 +27,16 @@ package struct SyncClient: Sendable {
     ///   - settings: Server, account and device.
     ///   - accountVerifier: The verifier the account's App Store data must pass here; `nil` pulls none.
     ///   - operatorKey: The key the account's central grants must be signed with; `nil` pulls none.
+    ///   - accountToken: The `appAccountToken` pulled purchases must carry; `nil` for the account's own UUID.
     ///   - logger: Where connection and push events go (info and below).
     package init(
         settings: SyncSettings, accountVerifier: AppStoreVerifier? = nil, operatorKey: OperatorKey? = nil,
-        logger: Logger
+        accountToken: UUID? = nil, logger: Logger
     ) {
         self.settings = settings
         self.accountVerifier = accountVerifier
         self.operatorKey = operatorKey
+        self.accountToken = accountToken
         self.logger = logger
     }
 
@@ -62,6 +67,7 @@ package struct SyncClient: Sendable {
         from store: RecordingStore, context: AccessContext, now: Date = Date(), checkWhenEmpty: Bool = false,
         progress: (PushProgress) -> Void = { _ in }
     ) async throws(SyncError) -> PushSummary {
+        let started = ContinuousClock.now
         do throws(SyncError) {
             let summary = try await pushUnrecorded(
                 from: store, context: context, now: now, checkWhenEmpty: checkWhenEmpty, progress: progress)
@@ -72,6 +78,9 @@ package struct SyncClient: Sendable {
             }
             return summary
         } catch {
+            // A deadline's message names its own step; when the account pull before it waited too, the push as a whole
+            // waited longer, and says so.
+            let error = error.waitedInAll(ContinuousClock.now - started)
             // A push stopped from outside did not fail; the next one carries on.
             if error != .interrupted { try? store.recordSyncFailure(error.description) }
             throw error
@@ -306,11 +315,18 @@ package struct SyncClient: Sendable {
     ) async throws(SyncError) -> T {
         let target = settings.endpoint.displayName
         do {
-            return try await Deadline.run(within: limit, abandon: { _ = connection.close() as EventLoopFuture<Void> }) {
+            return try await Deadline.run(
+                within: limit, abandon: { _ = connection.close() as EventLoopFuture<Void> },
+                peerClosed: { closed in connection.closeFuture.whenComplete { _ in closed() } }
+            ) {
                 try await work(connection)
             }
         } catch is Deadline.Expired {
             throw .timedOut(target: target, waitingFor: what, limit: limit, detail: nil)
+        } catch is Deadline.PeerClosed {
+            throw .server(
+                operation: what.operation,
+                detail: "the server closed the connection (it stopped or was restarted) before it answered")
         } catch is CancellationError {
             throw .interrupted
         } catch {
@@ -335,7 +351,7 @@ extension SyncError.Wait {
         case .connect: "connect"
         case .migration: "migrate the sync schema"
         case .batch(let rows): "apply a batch of \(rows) outbox rows"
-        case .read(let what): what
+        case .read(let what), .write(let what): what
         }
     }
 }

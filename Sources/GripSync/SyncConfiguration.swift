@@ -36,7 +36,8 @@ package struct SyncConfiguration: Sendable {
         return SyncConfiguration(
             client: SyncClient(
                 settings: SyncSettings(endpoint: endpoint, account: account, deviceName: device),
-                accountVerifier: verifier, operatorKey: file.sync.operatorKey, logger: logger),
+                accountVerifier: verifier, operatorKey: file.sync.operatorKey,
+                accountToken: file.appStore.accountToken, logger: logger),
             interval: .milliseconds(Int64((file.sync.intervalSeconds * 1000).rounded())))
     }
 }

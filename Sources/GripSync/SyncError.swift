@@ -13,6 +13,8 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case batch(rows: Int)
         /// A read of the account's recordings.
         case read(String)
+        /// One write that is not a push's batch (an operator's command, the hub's notification): what it does.
+        case write(String)
     }
 
     /// Sync is a Pro feature and the resolver said no; `reason` is its sentence, verbatim.
@@ -42,8 +44,35 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The local database failed.
     case store(GripStoreError)
 
-    package var description: String {
-        let kept = "Nothing was lost: the outbox is kept and sent on the next try."
+    /// Who reads a message: which section of the configuration to check, and what the failure cost, differ.
+    package enum Audience: Sendable {
+        /// A Pi's sync (`[sync]`): its outbox keeps what was not sent.
+        case device
+        /// An operator's command (`griptrack admin …`, `[hub]`): it changed nothing.
+        case `operator`
+        /// griptrack-hub (`[hub]`): the App Store sends again what was not stored.
+        case hub
+
+        var section: String { self == .device ? "[sync]" : "[hub]" }
+
+        var consequence: String {
+            switch self {
+            case .device: SyncError.outboxKept
+            case .operator: "The command changed nothing; run it again once the server answers."
+            case .hub: "Nothing was acknowledged: the App Store sends what was not stored again later."
+            }
+        }
+    }
+
+    package var description: String { description(for: .device) }
+
+    /// The operator's command's message (``Audience/operator``).
+    package var operatorDescription: String { description(for: .operator) }
+
+    /// What happened and what to do next, for `audience`.
+    package func description(for audience: Audience) -> String {
+        let kept = audience.consequence
+        let section = audience.section
         switch self {
         case .proRequired(let reason):
             return "Sync needs Pro (\(reason)). Get Pro with an App Store subscription (`griptrack pro import FILE`) "
@@ -51,12 +80,12 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notConfigured(let missing):
             return "Sync is not configured: [sync] \(missing) is not set. Add it to griptrack.toml (docs/config.md)."
         case .cannotConnect(let target, let detail):
-            return "Could not connect to PostgreSQL at \(target). Check [sync] url and password_file and that the "
+            return "Could not connect to PostgreSQL at \(target). Check \(section) url and password_file and that the "
                 + "server is up. \(kept) Detail: \(detail)"
         case .tls(let detail):
-            return "The TLS settings of [sync] cannot be used: check ca_file and sslmode in the url. Detail: \(detail)"
+            return "The TLS settings of \(section) cannot be used: check ca_file and sslmode in the url. Detail: \(detail)"
         case .tlsUnsupported(let target):
-            return "PostgreSQL at \(target) does not offer TLS, and [sync] url asks for it (sslmode=require). Turn on "
+            return "PostgreSQL at \(target) does not offer TLS, and \(section) url asks for it (sslmode=require). Turn on "
                 + "ssl on the server, or use sslmode=disable only for a server on this machine or a network you "
                 + "trust. \(kept)"
         case .cleartextPasswordRefused(let target):
@@ -78,6 +107,9 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             case .read(let operation):
                 what = "PostgreSQL at \(target) accepted the connection but did not answer within \(limit.spoken) "
                     + "while sync tried to \(operation)"
+            case .write(let operation):
+                what = "PostgreSQL at \(target) accepted the connection but did not answer within \(limit.spoken) "
+                    + "while griptrack tried to \(operation), so nothing of it was kept"
             }
             return what + "; the connection was closed. Check that the server is up and not overloaded, and that "
                 + "no other session holds griptrack's tables locked. \(kept)"
@@ -90,7 +122,7 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .serverSchemaChanged(let differences):
             return "The server's schema was changed outside griptrack, so nothing was sent: "
                 + differences.joined(separator: "; ") + ". Restore those columns as griptrack's migrations made "
-                + "them (docs/sync.md, \"Schema\") or point [sync] url at another database. \(kept)"
+                + "them (docs/sync.md, \"Schema\") or point \(section) url at another database. \(kept)"
         case .notOwned(let recordings, let account):
             let count = recordings.count == 1 ? "1 recording was" : "\(recordings.count) recordings were"
             return "\(count) not sent: the server already holds recordings with the same UUIDs under an account "
@@ -105,4 +137,24 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return error.description
         }
     }
+}
+
+extension SyncError {
+    /// What a failed push tells a Pi's owner about their data.
+    static let outboxKept = "Nothing was lost: the outbox is kept and sent on the next try."
+
+    /// A deadline's error that says how long the whole push waited, when that is clearly longer than the step's own
+    /// limit (the account pull waited before it); any other error as it is.
+    func waitedInAll(_ elapsed: Duration) -> SyncError {
+        guard case .timedOut(let target, let wait, let limit, let detail) = self, elapsed > limit + .seconds(2) else {
+            return self
+        }
+        let total = "the push waited \(elapsed.spokenWhole) in all (the account pull before it timed out too)"
+        return .timedOut(target: target, waitingFor: wait, limit: limit, detail: detail.map { $0 + "; " + total } ?? total)
+    }
+}
+
+extension Duration {
+    /// Whole seconds, for messages: "61 s".
+    var spokenWhole: String { "\(Int((Double(milliseconds) / 1000).rounded())) s" }
 }

@@ -13,6 +13,10 @@ enum DaemonLink {
     /// The longest line accepted from the daemon: a READ page or a HISTORY reply is long, a live line short.
     static let lineLimit = 32 << 20
 
+    /// The web app's request slots (``WebSettings/daemonRequestSlots``): every query holds one while its connection
+    /// is open, so the web app never opens more daemon connections than that, however many browsers ask at once.
+    static let slots = RequestSlots(count: WebSettings.daemonRequestSlots)
+
     /// Connects to the daemon's socket.
     /// - Throws: `WebError.daemonUnavailable` when nobody listens there.
     static func connect(path: String) async throws -> Channel {
@@ -52,6 +56,12 @@ enum DaemonLink {
 
     /// ``ask(path:_:)`` with the request line as written, newline included (the tests send malformed ones too).
     static func ask(path: String, line request: String, replyClass: String) async throws -> ByteBuffer {
+        try await slots.withSlot {
+            try await askNow(path: path, line: request, replyClass: replyClass)
+        }
+    }
+
+    private static func askNow(path: String, line request: String, replyClass: String) async throws -> ByteBuffer {
         let channel = try await connect(path: path)
         return try await channel.executeThenClose { inbound, outbound in
             var lines = inbound.makeAsyncIterator()
@@ -72,6 +82,12 @@ extension DaemonLink {
     /// (the first line of its class, or an `ERROR`), then closes it.
     /// - Throws: `WebError.daemonUnavailable`, `.daemonClosed`.
     static func exchange(path: String, _ requests: [DaemonRequest]) async throws -> (version: ByteBuffer?, replies: [ByteBuffer]) {
+        try await slots.withSlot { try await exchangeNow(path: path, requests) }
+    }
+
+    private static func exchangeNow(
+        path: String, _ requests: [DaemonRequest]
+    ) async throws -> (version: ByteBuffer?, replies: [ByteBuffer]) {
         let channel = try await connect(path: path)
         return try await channel.executeThenClose { inbound, outbound in
             var lines = inbound.makeAsyncIterator()

@@ -32,6 +32,8 @@ final class SharedWatch: Sendable {
 
     let pace: WatchPace
     let socketPath: String
+    /// How often every stream gets a comment frame while the link is open (``WebSettings/eventHeartbeat``).
+    let heartbeatInterval: TimeAmount
     private let logger: Logger
     private let fanout: Mutex<Fanout>
 
@@ -40,10 +42,12 @@ final class SharedWatch: Sendable {
     ///   - pace: the WATCH pace every stream of it gets.
     ///   - socketPath: the daemon's socket.
     ///   - budget: frames one stream may have waiting (``WebSettings/eventBacklogLines``).
+    ///   - heartbeat: how often every stream gets a comment frame (``WebSettings/eventHeartbeat``).
     ///   - logger: the web app's logger.
-    init(pace: WatchPace, socketPath: String, budget: Int, logger: Logger) {
+    init(pace: WatchPace, socketPath: String, budget: Int, heartbeat: TimeAmount, logger: Logger) {
         self.pace = pace
         self.socketPath = socketPath
+        self.heartbeatInterval = heartbeat
         self.logger = logger
         fanout = Mutex(Fanout(budget: budget))
     }
@@ -138,6 +142,14 @@ final class SharedWatch: Sendable {
         // The greeting and the WATCH reply start every stream, also one that joins later.
         let retained = lineClass == "VERSION" || lineClass == "WATCH"
         apply(fanout.withLock { $0.receive(frame, retained: retained, generation: generation) })
+    }
+
+    /// A Server-Sent Events comment for every stream of `generation` (``WebSettings/eventHeartbeat``); browsers
+    /// ignore it, and a stream whose browser has gone fails its write and leaves.
+    func heartbeat(generation: Int, allocator: ByteBufferAllocator) {
+        var frame = allocator.buffer(capacity: 4)
+        frame.writeStaticString(":\n\n")
+        apply(fanout.withLock { $0.receive(frame, retained: false, generation: generation) })
     }
 
     /// The connection of `generation` closed (the daemon stopped, or the last stream left).

@@ -78,28 +78,3 @@ struct WebAuthenticator: Sendable {
         return difference == 0
     }
 }
-
-/// At most ``WebSettings/pairingAttemptsPerMinute`` pairing attempts per peer address in any minute.
-final class PairingLimiter: Sendable {
-    private let attempts = Mutex<[String: [Date]]>([:])
-    let limit: Int
-
-    init(limit: Int = WebSettings.pairingAttemptsPerMinute) {
-        self.limit = limit
-    }
-
-    /// Counts an attempt; false when this address has used up its minute.
-    func allow(_ address: SocketAddress?, now: Date = Date()) -> Bool {
-        let key = address?.ipAddress ?? "unknown"
-        return attempts.withLock { attempts in
-            let cutoff = now.addingTimeInterval(-60)
-            // Forget addresses whose attempts are all older than a minute, so the table stays small.
-            attempts = attempts.filter { $0.value.contains { $0 > cutoff } }
-            var recent = (attempts[key] ?? []).filter { $0 > cutoff }
-            guard recent.count < limit else { return false }
-            recent.append(now)
-            attempts[key] = recent
-            return true
-        }
-    }
-}

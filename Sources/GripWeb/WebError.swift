@@ -25,6 +25,9 @@ package enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
     case daemonUnavailable(path: String)
     /// The daemon closed the connection before its reply (502).
     case daemonClosed
+    /// Every one of the web app's daemon request slots stayed taken (503 with Retry-After): many requests at once,
+    /// not a daemon in trouble.
+    case busy
     /// The daemon answered with an ERROR: its text, and the status its `code` maps to.
     case daemon(status: HTTPResponse.Status, message: String)
 
@@ -38,6 +41,7 @@ package enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
         case .notFound: .notFound
         case .daemonUnavailable: .serviceUnavailable
         case .daemonClosed: .badGateway
+        case .busy: .serviceUnavailable
         case .daemon(let status, _): status
         }
     }
@@ -53,19 +57,27 @@ package enum WebError: HTTPResponseError, CustomStringConvertible, Equatable {
             "Missing or wrong X-CSRF-Token header: reload the page (scripts use a bearer token instead of the cookie)."
         case .pairing(let text): text
         case .tooManyPairingAttempts:
-            "Too many pairing attempts from this address: wait a minute, then open the URL `griptrack web pair` printed."
+            "Too many refused pairing codes from this address: wait a minute, then open the URL `griptrack web pair` printed."
         case .bodyTooLarge(let limit): "The request body is larger than \(limit) bytes; send a smaller JSON object."
         case .badRequest(let text): text
         case .notFound(let what): "\(what) does not exist here; the live view is at /, the history at /history."
         case .daemonUnavailable(let path):
             "griptrackd does not answer on \(path); check `systemctl status griptrack` and reload the page."
         case .daemonClosed: "griptrackd closed the connection before answering; try again."
+        case .busy:
+            "The web app is answering many requests at once; this one waited and was not sent. Retry in a second."
         case .daemon(_, let message): message
         }
     }
 
     package func response(from request: Request, context: some RequestContext) throws -> Response {
-        Self.jsonResponse(status: status, object: ["error": description])
+        var response = Self.jsonResponse(status: status, object: ["error": description])
+        switch self {
+        case .busy: response.headers[.retryAfter] = "1"
+        case .tooManyPairingAttempts: response.headers[.retryAfter] = "60"
+        default: break
+        }
+        return response
     }
 
     /// A JSON response from a dictionary.

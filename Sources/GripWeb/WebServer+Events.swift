@@ -1,6 +1,7 @@
 import Foundation
 import GripDaemon
 import GripProtocol
+import GripSystem
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -20,7 +21,8 @@ extension WebServer {
         // program reacting to the force may ask for each notification's samples at once.
         let paceName = request.uri.queryParameters["pace"].map(String.init) ?? "batched"
         guard let pace = WatchPace(rawValue: paceName), let watch = watches[pace] else {
-            throw WebError.badRequest("pace must be batched or immediate, got \(paceName)")
+            let paces = WatchPace.allCases.map(\.rawValue).joined(separator: ", ")
+            throw WebError.badRequest("pace must be one of \(paces), got \(paceName.quotedForLog(limit: 32))")
         }
         try await context.channel.setOption(
             ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.eventSendBufferBytes)

@@ -1,5 +1,6 @@
 import Foundation
 import GripDaemon
+import GripHTTP
 import GripProtocol
 import GripStore
 import Hummingbird
@@ -64,32 +65,22 @@ extension WebServer {
         }
         router.post("/api/record") { request, _ in
             _ = try self.authenticator.require(.record, request)
-            let fields = try await Self.jsonBody(request)
-            var texts: [String: String] = [:]
-            for key in ["hand", "label", "protocol"] {
-                guard let value = fields[key] else { continue }
-                guard let text = value as? String else { throw WebError.badRequest("\(key) must be a string") }
-                if !text.isEmpty { texts[key] = text }
-            }
-            var save: Bool?
-            if let value = fields["save"] {
-                guard let flag = value as? Bool else { throw WebError.badRequest("save must be true or false") }
-                save = flag
-            }
-            let run = try Self.protocolRun(texts["protocol"], maxKg: fields["protocol_max_kg"])
-            switch DaemonRequest.record(hand: texts["hand"], label: texts["label"], save: save) {
+            let body = try await Self.body(RecordBody.self, of: request) ?? RecordBody()
+            let text = { (value: String?) in value.flatMap { $0.isEmpty ? nil : $0 } }
+            let run = try Self.protocolRun(text(body.protocol), maxKg: body.protocolMaxKg)
+            switch DaemonRequest.record(hand: text(body.hand), label: text(body.label), save: body.save) {
             case .success(let record): return try await self.record(record, storing: run)
             case .failure(let problem): throw WebError.badRequest(problem.message)
             }
         }
         router.post("/api/stop") { request, _ in
             _ = try self.authenticator.require(.record, request)
-            _ = try await Self.jsonBody(request)
+            _ = try await Self.body(EmptyBody.self, of: request)
             return try await self.command(.stop)
         }
         router.post("/api/tare") { request, _ in
             _ = try self.authenticator.require(.record, request)
-            _ = try await Self.jsonBody(request)
+            _ = try await Self.body(EmptyBody.self, of: request)
             return try await self.command(.tare)
         }
     }
@@ -98,13 +89,18 @@ extension WebServer {
 
     /// `GET /pair?code=…`: a pairing code becomes a long-lived session cookie, then the live page.
     func pair(_ request: Request, _ context: WebContext) throws(WebError) -> Response {
-        guard limiter.allow(context.remoteAddress) else { throw .tooManyPairingAttempts }
+        let client = ClientKey(peer: context.remoteAddress)
+        guard limiter.hasBudget(client) else { throw .tooManyPairingAttempts }
         guard let code = request.uri.queryParameters["code"].map(String.init), !code.isEmpty, code.count <= 64 else {
+            _ = limiter.admit(client)
             throw .pairing("This pairing URL has no code. Open the URL `griptrack web pair` prints.")
         }
         switch access.redeem(code: code) {
         case .failure(let problem):
-            logger.notice("Web pairing refused", metadata: ["web.peer": "\(context.remoteAddress?.ipAddress ?? "?")"])
+            _ = limiter.admit(client)
+            if let unlogged = pairingRefusals.admit("\(client)") {
+                logger.notice("Web pairing refused", metadata: ["web.peer": "\(client)", "refusals.unlogged": "\(unlogged)"])
+            }
             throw .pairing(problem.description)
         case .success(let (secret, _)):
             var response = Response(status: .seeOther, headers: [.location: "/", .cacheControl: "no-store"])
@@ -155,8 +151,15 @@ extension WebServer {
     /// `GET /api/recordings/{id}/samples`: every READ page of a recording, as one object `{"id","t","kg"}` whose
     /// numbers are the daemon's text, unchanged (float32-exact forces).
     func samples(of id: Int64) async throws -> Response {
+        let body = try await DaemonLink.slots.withSlot { try await self.samplesBody(of: id) }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    private func samplesBody(of id: Int64) async throws -> String {
         let channel = try await DaemonLink.connect(path: settings.socketPath)
-        let body = try await channel.executeThenClose { inbound, outbound in
+        return try await channel.executeThenClose { inbound, outbound in
             var lines = inbound.makeAsyncIterator()
             var times: [Substring] = []
             var forces: [Substring] = []
@@ -177,9 +180,6 @@ extension WebServer {
             }
             return #"{"id":\#(id),"t":[\#(times.joined(separator: ","))],"kg":[\#(forces.joined(separator: ","))]}"#
         }
-        return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// An API document written by ``JSONOutput``, as the CLI's `--json` writes its own.
@@ -198,8 +198,9 @@ extension WebServer {
         return id
     }
 
-    /// The body as a JSON object (empty body = no fields), at most ``WebSettings/bodyLimit`` bytes.
-    static func jsonBody(_ request: Request) async throws -> [String: Any] {
+    /// The body decoded as `Body` (``WebRequestBody``), at most ``WebSettings/bodyLimit`` bytes; `nil` for an empty
+    /// body.
+    static func body<Body: Decodable>(_ type: Body.Type, of request: Request) async throws -> Body? {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -207,11 +208,11 @@ extension WebServer {
         } catch is NIOTooManyBytesError {
             throw WebError.bodyTooLarge(limit: WebSettings.bodyLimit)
         }
-        if buffer.readableBytes == 0 { return [:] }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
-            throw WebError.badRequest("the body must be a JSON object, e.g. {\"hand\":\"left\",\"label\":\"max hangs\"}")
+        if buffer.readableBytes == 0 { return nil }
+        switch WebRequestBody.decode(Body.self, from: Array(buffer.readableBytesView)) {
+        case .success(let body): return body
+        case .failure(let problem): throw WebError.badRequest(problem.message)
         }
-        return object
     }
 
     /// The text inside `"key":[…]` of a daemon line (its numbers as the daemon wrote them).

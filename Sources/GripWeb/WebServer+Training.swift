@@ -20,12 +20,7 @@ extension WebServer {
 
     /// The protocol a `POST /api/record` body names (`protocol`, `protocol_max_kg`), checked as the daemon's LABEL
     /// checks it, before anything starts; nil when it names none.
-    static func protocolRun(_ text: String?, maxKg value: Any?) throws(WebError) -> (text: String, maxKg: Double?)? {
-        var maxKg: Double?
-        if let value {
-            guard let number = value as? Double else { throw .badRequest("protocol_max_kg must be a number of kg") }
-            maxKg = number
-        }
+    static func protocolRun(_ text: String?, maxKg: Double?) throws(WebError) -> (text: String, maxKg: Double?)? {
         guard let text else {
             if maxKg != nil { throw .badRequest("protocol_max_kg is the max of a protocol's band; give protocol too") }
             return nil

@@ -1,7 +1,9 @@
 import Foundation
 import GripDaemon
+import GripHTTP
 import GripProtocol
 import GripStore
+import GripSystem
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -22,7 +24,9 @@ package final class WebServer: Service, Sendable {
     let access: WebAccess
     let logger: Logger
     let authenticator: WebAuthenticator
-    let limiter = PairingLimiter()
+    let limiter = ClientRateLimiter(perMinute: WebSettings.pairingRefusalsPerMinute)
+    /// Refused pairing codes, logged once per address and minute with a count.
+    let pairingRefusals = LogThrottle(seconds: 60)
     let control: ControlLink
     /// The daemon's counters in Prometheus' text format, for `/metrics` (`Daemon.metricsExposition`); `nil`: no route.
     let metrics: (@Sendable () -> String)?
@@ -45,7 +49,8 @@ package final class WebServer: Service, Sendable {
         control = ControlLink(socketPath: settings.socketPath)
         watches = Dictionary(uniqueKeysWithValues: WatchPace.allCases.map { pace in
             (pace, SharedWatch(
-                pace: pace, socketPath: settings.socketPath, budget: settings.eventBacklogLines, logger: logger))
+                pace: pace, socketPath: settings.socketPath, budget: settings.eventBacklogLines,
+                heartbeat: settings.eventHeartbeat, logger: logger))
         })
     }
 
@@ -62,8 +67,9 @@ package final class WebServer: Service, Sendable {
 
     /// HTTP/1.1, over TLS when the settings name a certificate and key.
     /// - Throws: ``WebTLSError`` naming the file that could not be read as PEM.
-    static func serverBuilder(tls: WebSettings.TLSFiles?) throws -> HTTPServerBuilder {
-        guard let tls else { return .http1() }
+    static func serverBuilder(tls: WebSettings.TLSFiles?, limits: DoorLimits) throws -> HTTPServerBuilder {
+        let http1 = HTTPServerBuilder.http1(configuration: limits.http1)
+        guard let tls else { return http1 }
         let chain: [NIOSSLCertificate]
         let key: NIOSSLPrivateKey
         do {
@@ -78,13 +84,17 @@ package final class WebServer: Service, Sendable {
         }
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
-        return try .tls(.http1(), tlsConfiguration: configuration)
+        return try .tls(http1, tlsConfiguration: configuration)
     }
 
     /// Serves until cancelled or shut down gracefully.
     /// - Throws: when the address cannot be bound.
     package func run() async throws {
-        let router = Router(context: WebContext.self)
+        let router = Router(context: WebContext.self, options: DoorLimits.routerOptions)
+        router.add(
+            middleware: DoorMiddleware(limits: settings.doorLimits, streamPaths: ["/api/events"]) { status, message in
+                WebError.jsonResponse(status: status, object: ["error": message])
+            })
         addRoutes(to: router)
         let listen = settings.listen
         // One event loop serves every browser: a board's screen has a handful of them, and each line the shared WATCH
@@ -92,9 +102,9 @@ package final class WebServer: Service, Sendable {
         let browsers = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let application = Application(
             router: router,
-            server: try Self.serverBuilder(tls: settings.tls),
-            configuration: ApplicationConfiguration(
-                address: .hostname(listen.host, port: listen.port), serverName: "griptrackd"),
+            server: try Self.serverBuilder(tls: settings.tls, limits: settings.doorLimits),
+            configuration: settings.doorLimits.applicationConfiguration(
+                address: .hostname(listen.host, port: listen.port), serverName: "griptrackd", logger: logger),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? listen.port
                 bound.withLock { $0 = port }
@@ -105,14 +115,28 @@ package final class WebServer: Service, Sendable {
             },
             eventLoopGroupProvider: .shared(browsers),
             logger: logger)
+        // Cancelled (the daemon stopped), the web app shuts down gracefully: event streams end as when the daemon
+        // closes, Hummingbird stops accepting and lets the requests under way finish. Cancelling the server itself
+        // closed its channel under it and logged two errors on every clean stop; the group cancels only if the
+        // graceful stop overruns (a request stuck past the doors' idle timeout).
+        var group = ServiceGroupConfiguration(services: [application], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(5)
+        let services = ServiceGroup(configuration: group)
         async let controlled: Void = control.run()
         defer {
             access.setListenAddress(nil)
             control.finish()
             for watch in watches.values { watch.shutDown() }
         }
+        // Its own task, not a child: a child would be cancelled with this one before any graceful stop began.
+        let serving = Task { try await services.run() }
         do {
-            try await application.runService(gracefulShutdownSignals: [])
+            try await withTaskCancellationHandler {
+                try await serving.value
+            } onCancel: { [watches] in
+                for watch in watches.values { watch.shutDown() }
+                Task { await services.triggerGracefulShutdown() }
+            }
         } catch is CancellationError {}
         control.finish()
         await controlled

@@ -1,14 +1,31 @@
 import GripConfig
+import GripHTTP
+import NIOCore
 
 /// What the web app needs to start: where it listens, who may watch without pairing, and the daemon's socket.
 package struct WebSettings: Sendable {
     /// The largest request body accepted (a RECORD's hand and label fit many times over); larger gets 413.
     package static let bodyLimit = 16 * 1024
-    /// Pairing attempts one address may make per minute; more get 429.
-    package static let pairingAttemptsPerMinute = 5
+    /// Refused pairing codes one address may send per minute; past that every code from it gets 429 until the
+    /// minute has passed. Only refusals count, so the people behind one address (a gym's Wi-Fi, a proxy) who pair
+    /// with the codes they were given never use up each other's minute. A code is 8 of 31 symbols, pending for
+    /// 10 minutes, and at most 16 are pending: 200 guesses from one address over a code's life find one with a
+    /// chance of about 4 in a billion.
+    package static let pairingRefusalsPerMinute = 20
     /// Live lines waiting for one browser at most; a browser further behind is disconnected (its page reconnects
     /// and starts again from the present), so a stalled browser never holds more than this.
     package static let eventBacklogLines = 512
+    /// How often every event stream gets a comment frame while no line flows, so that a closed stream is noticed
+    /// (its write fails) within two beats even when the device is idle.
+    package static let eventHeartbeat = TimeAmount.seconds(10)
+    /// The web door's bounds: a board's screen, a few phones and a coach's laptop each open up to 6 connections
+    /// (a browser's per-host limit), and each event stream holds one; 128 serves twenty such browsers and stays
+    /// far inside griptrackd's descriptors (`LimitNOFILE` in the unit), so a flood of connections can never starve
+    /// the daemon's own socket, its database or BlueZ. An idle or stalled connection goes after 20 s.
+    package static let doorLimits = DoorLimits(maxConnections: 128, idleTimeout: .seconds(20), bodyLimit: bodyLimit)
+    /// The most daemon requests the web app has open at once (``DaemonLink``); more wait briefly, then get 503
+    /// "busy, retry" rather than a connection of their own that the daemon would refuse past its client limit.
+    package static let daemonRequestSlots = 8
 
     /// The address and port to listen on.
     package var listen: WebListen
@@ -40,6 +57,10 @@ package struct WebSettings: Sendable {
     package var eventSendBufferBytes = WebSettings.eventSendBufferBytes
     /// Live lines one browser may have waiting (``eventBacklogLines`` unless a test wants a browser dropped sooner).
     package var eventBacklogLines = WebSettings.eventBacklogLines
+    /// The door's bounds (``doorLimits`` unless a test wants them reached sooner).
+    package var doorLimits = WebSettings.doorLimits
+    /// The event streams' heartbeat (``eventHeartbeat`` unless a test wants a closed stream noticed sooner).
+    package var eventHeartbeat = WebSettings.eventHeartbeat
 
     /// Creates settings.
     /// - Parameters:

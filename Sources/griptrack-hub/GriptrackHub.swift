@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GripConfig
 import GripHub
+import GripRelease
 import Logging
 import ServiceLifecycle
 
@@ -19,7 +20,8 @@ struct GriptrackHub: AsyncParsableCommand {
             refused. GET /healthz answers 200 while the database answers. Settings: [hub] and [app_store] of the \
             configuration file (docs/config.md). SIGTERM or SIGINT stop it gracefully. Exits 5 for an invalid \
             configuration.
-            """
+            """,
+        version: GriptrackRelease.version
     )
 
     @Option(name: .long, help: ArgumentHelp(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GripDaemon
 
 /// The `griptrack` command line: each subcommand lives in its own file under `Commands/`.
 @main
@@ -11,9 +12,10 @@ struct Griptrack: AsyncParsableCommand {
             Exit codes: 0 ok, 1 error, 2 usage, 3 Pro required or free limit reached, \
             4 Bluetooth or daemon unavailable, 5 invalid input (capture, signed data, config).
             """,
+        version: VersionText.text,
         subcommands: [
             Record.self, Replay.self, Capture.self, Import.self, List.self, Show.self, Stats.self, TrendsCommand.self, AsymmetryCommand.self, Compare.self, Export.self, Label.self, Delete.self, Protocols.self, Pro.self,
-            Devices.self, Status.self, Doctor.self, Simulate.self, Sync.self, Web.self, Referral.self, Admin.self,
+            Calibrate.self, Devices.self, Status.self, Doctor.self, Simulate.self, Sync.self, Web.self, Referral.self, Admin.self,
         ]
     )
 

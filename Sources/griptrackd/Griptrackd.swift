@@ -24,7 +24,7 @@ struct Griptrackd: AsyncParsableCommand {
             SIGTERM or SIGINT shut it down gracefully. Without --replay it finds the device through BlueZ ([device] in the \
             configuration, or --device) and keeps looking until bluetoothd and the device are there.
             """,
-        version: DaemonConfiguration.release
+        version: VersionText.text
     )
 
     /// Parses and runs, mapping ArgumentParser's usage exit code (64) to griptrack's 2 (docs/design.md, "Interfaces").

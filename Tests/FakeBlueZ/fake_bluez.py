@@ -96,6 +96,28 @@ KINDS = {
                                                                ('da8a6c43-154b-4b9a-9b00-2f84dfcebfe9', ['write'])])],
         'data': 'da8a6c42-154b-4b9a-9b00-2f84dfcebfe9', 'control': 'da8a6c43-154b-4b9a-9b00-2f84dfcebfe9',
         'start': b'\x01', 'stop': b'\x02'},
+    # An HM-10 UART: whole 6-byte commands (05 op 00 00 p cs) start and stop the upload.
+    'cts500': {
+        'services': [(_sig('ffe0'), [(_sig('ffe1'), ['notify']), (_sig('ffe2'), ['write', 'write-without-response'])])],
+        'data': _sig('ffe1'), 'control': _sig('ffe2'),
+        'start': b'\x05\xaa\x00\x00\x00\xaf', 'stop': b'\x05\xab\x00\x00\x00\xb0'},
+    # A Mito in Tindeq mode (jvasilakes/mito): the Progressor's data point only, streaming once subscribed.
+    'mito': {
+        'services': [(PROGRESSOR_SERVICE, [(PROGRESSOR_DATA, ['notify'])])],
+        'data': PROGRESSOR_DATA, 'control': None, 'start': None, 'stop': None},
+    # The Griptonite Motherboard on the Nordic UART: ASCII commands, `S30` streams (the empty stop is not modelled).
+    'motherboard': {
+        'services': [('6e400001-b5a3-f393-e0a9-e50e24dcca9e',
+                      [('6e400003-b5a3-f393-e0a9-e50e24dcca9e', ['notify']),
+                       ('6e400002-b5a3-f393-e0a9-e50e24dcca9e', ['write', 'write-without-response'])])],
+        'data': '6e400003-b5a3-f393-e0a9-e50e24dcca9e', 'control': '6e400002-b5a3-f393-e0a9-e50e24dcca9e',
+        'start': b'S', 'stop': b'\x00never'},
+    # Microchip's Transparent UART: streams once subscribed.
+    'climbro': {
+        'services': [('49535343-fe7d-4ae5-8fa9-9fafd205e455',
+                      [('49535343-1e4d-4bd9-ba61-23c647249616', ['notify']),
+                       ('49535343-8841-43f4-a8d4-ecbe34729bb3', ['write', 'write-without-response'])])],
+        'data': '49535343-1e4d-4bd9-ba61-23c647249616', 'control': None, 'start': None, 'stop': None},
     # No GATT: its notifications file is played as ManufacturerData (company 0x0100) while anyone discovers.
     'whc06': {'services': [], 'data': None, 'control': None, 'start': None, 'stop': None, 'manufacturer': 0x0100},
 }
@@ -343,7 +365,13 @@ class Fake:
         device['connecting'] = False
         if not device['connected']:
             device['connected'] = True
-            self.set_props(path, DEVICE_IFACE, {'Connected': dbus.Boolean(True)})
+            if device.get('silent_connects', 0) > 0:
+                # bluetoothd when its ATT connect callback runs before the management event: Connected is true for
+                # Get and GetManagedObjects, but no PropertiesChanged says so (docs/bluez.md, pitfall 14).
+                device['silent_connects'] -= 1
+                mockobject.objects[path].props[DEVICE_IFACE]['Connected'] = dbus.Boolean(True)
+            else:
+                self.set_props(path, DEVICE_IFACE, {'Connected': dbus.Boolean(True)})
         GLib.timeout_add(self.resolve_delay_ms, self.resolve_services, path)
         return False
 
@@ -660,9 +688,10 @@ class CharMethods:
         char['writes'].append((bytes(value), kind))
         device_kind = KINDS[FAKE.devices[char['device']]['kind'] or 'progressor']
         if char['uuid'] == device_kind['control'] and len(value) >= 1:
-            if bytes(value[:1]) == device_kind['start']:
+            # A one-byte START also comes as [op, 0x00] (the TLV form); a longer one must arrive whole.
+            if bytes(value).startswith(device_kind['start']):
                 FAKE.start_stream(char['device'])
-            elif bytes(value[:1]) == device_kind['stop']:
+            elif bytes(value).startswith(device_kind['stop']):
                 FAKE.stop_stream(char['device'])
 
     @dbus.service.method(CHAR_IFACE, in_signature='', out_signature='', sender_keyword='sender')
@@ -801,7 +830,7 @@ def AddProgressor(self, adapter, address, name, known):
 
 @dbus.service.method(MOCK_IFACE, in_signature='osssb', out_signature='o')
 def AddDevice(self, adapter, address, name, kind, known):
-    '''Adds a device of a kind in KINDS (progressor, forceboard, entralpi, weightscale, frez, whc06) with its GATT layout;
+    '''Adds a device of a kind in KINDS (progressor, forceboard, entralpi, weightscale, frez, cts500, climbro, mito, motherboard, whc06) with its GATT layout;
     it streams the notifications file after its START write, once subscribed when it takes no commands, or as
     advertisements while anyone discovers (whc06).'''
     if str(kind) not in KINDS:
@@ -825,6 +854,14 @@ def AddGattCharacteristic(self, service, uuid, flags, mtu):
 def SetConnectError(self, device, name, message, count):
     '''The next `count` Connect calls on `device` fail with D-Bus error `name` and `message`.'''
     _device(device)['connect_errors'] = [(str(name), str(message))] * int(count)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='ou', out_signature='')
+def SetSilentConnects(self, device, count):
+    '''The next `count` Connect calls on `device` connect it without signalling Connected=true (Get still says
+    true; ServicesResolved=true is signalled), as bluetoothd 5.66 does when its ATT connection completes before it
+    handles the management event.'''
+    _device(device)['silent_connects'] = int(count)
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='ob', out_signature='')

@@ -39,6 +39,25 @@ struct SustainedForceTests {
         #expect(abs((SustainedForce.best(of: longer, windowMicros: 7_000_000)?.meanKg ?? 0) - 30) < 1e-6)
     }
 
+    @Test("MVC-7 lies inside a hold of 7 s: none after a 5 s pull; a hang with a brief dip still counts as held")
+    func mvc7InsideAHold() throws {
+        // A 5 s pull at 40 kg, then 10 s of rest at 0.2 kg: the whole trace has 7 s windows, no hold has one.
+        let short = Self.trace(from: 0, to: 15) { $0 <= 5 ? 40 : 0.2 }
+        #expect(SustainedForce.best(of: short, windowMicros: 7_000_000) != nil)
+        #expect(MaximumSustainedForce.best(of: short, efforts: [(0, 5_000_000)]) == nil)
+        // 4.5 s at 30 kg, a 0.5 s dip the segmenter cut two efforts at, 4.5 s more: one 9.5 s hold.
+        let dipped = Self.trace(from: 0, to: 12) { $0 > 4.5 && $0 < 5 ? 2 : $0 <= 9.5 ? 30 : 0.2 }
+        let held = try #require(MaximumSustainedForce.best(
+            of: dipped, efforts: [(0, 4_500_000), (5_000_000, 9_500_000)]))
+        #expect(held.meanKg > 27 && held.meanKg < 30)
+        #expect(held.startMicros >= 0 && held.startMicros + 7_000_000 <= 9_500_000)
+        // The same pulls 2 s apart are two holds of 4.5 s: no MVC-7.
+        #expect(MaximumSustainedForce.best(of: dipped, efforts: [(0, 4_500_000), (6_500_000, 11_000_000)]) == nil)
+        // A 7 s rep cut at 6.9 s by the on and off levels (its ramps left out) is still a 7 s hang.
+        let rep = Self.trace(from: 0, to: 10) { $0 >= 1 && $0 <= 8 ? 25 : 0.2 }
+        #expect(MaximumSustainedForce.best(of: rep, efforts: [(1_050_000, 7_950_000)]) != nil)
+    }
+
     @Test("fatigue index: first to last complete rep peak, as a percentage; nil under three reps")
     func fatigue() {
         #expect(FatigueIndex.percent(peaks: [40, 36, 30]) == 25)

@@ -72,4 +72,21 @@ struct TrainingTrendsTests {
         #expect(trends.groups[2].key.hand == .right)
         #expect(trends.groups[3].key.athlete == nil)  // not said sorts last
     }
+
+    @Test("tests less than a day apart give their changes but no slope; a day apart they give one")
+    func slopeNeedsADay() throws {
+        let minutesApart = TrainingTrends([
+            TrainingTrends.Test(id: 1, startSeconds: 1_790_000_000, key: Self.key, values: [.mvc: 40]),
+            TrainingTrends.Test(id: 2, startSeconds: 1_790_000_300, key: Self.key, values: [.mvc: 43.25]),
+        ])
+        let mvc = try #require(minutesApart.groups.first?.series.first)
+        #expect(mvc.changeSinceFirst == 3.25 && mvc.slopePerWeek == nil)
+        let aDayApart = TrainingTrends([
+            TrainingTrends.Test(id: 1, startSeconds: 1_790_000_000, key: Self.key, values: [.mvc: 40]),
+            TrainingTrends.Test(id: 2, startSeconds: 1_790_000_000 + Self.day, key: Self.key, values: [.mvc: 41]),
+        ])
+        #expect(Self.close(aDayApart.groups.first?.series.first?.slopePerWeek, 7))
+    }
+
+    static let key = TrainingTrends.Key(athlete: "ana", hand: .left, grip: nil, protocolNotation: nil)
 }

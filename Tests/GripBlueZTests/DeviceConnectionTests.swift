@@ -179,6 +179,24 @@ struct DeviceConnectionTests {
         #expect(await session.finish() == nil)
     }
 
+    @Test("a Connect whose Connected=true is never signalled still resolves and streams")
+    func connectWithoutConnectedSignal() async throws {
+        // bluetoothd 5.66 when its ATT socket connects before it handles the management event (docs/bluez.md,
+        // pitfall 14): Connect succeeds, Get says connected, and only ServicesResolved=true is signalled.
+        let fake = try FakeBlueZ(parameters: ["known": true], notifications: streamed)
+        defer { fake.stop() }
+        try await fake.mock("SetSilentConnects", .objectPath(FakeBlueZ.progressorPath), .uint32(1))
+        let session = try await Session(fake)
+        #expect(await session.waitForReady())
+        #expect(session.events.all == [
+            .connecting(attempt: 1), .servicesResolved, .ready(characteristic: FakeBlueZ.dataPath, mode: .startNotify),
+        ])
+        try await session.connection.write([0x65], to: FakeBlueZ.progressorControl)
+        #expect(await session.notifications.waitFor(count: expected.count) == expected)
+        #expect(try await fake.stat("connectCalls") == 1)
+        #expect(await session.finish() == nil)
+    }
+
     @Test("Connect gives up after the configured attempts and keeps the D-Bus error")
     func connectGivesUp() async throws {
         let fake = try FakeBlueZ(parameters: ["known": true])

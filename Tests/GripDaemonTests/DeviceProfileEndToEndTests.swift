@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import GripAnalysis
 import GripBlueZ
 @testable import GripDaemon
 import GripStore
@@ -25,6 +26,8 @@ struct DeviceProfileEndToEndTests {
         var quantized: @Sendable (Double) -> Float
         /// `[device] calibration`, for the device that needs one.
         var calibration: Double? = nil
+        /// The profile griptrackd is configured with, when it is not the fake's kind (a clone's).
+        var profile: String? = nil
         var testDescription: String { kind }
     }
 
@@ -56,6 +59,42 @@ struct DeviceProfileEndToEndTests {
             }
             return bytes
         }, quantized: { Float(0.0001) * (Float(84_000 + ($0 / 0.0001).rounded()) - Float(87_000)) }, calibration: 0.0001),
+        // 7-byte frames `05 01 w3 w2 w1 w0 cs` (u32 BE tens of grams), two a notification; found by its exact name.
+        Device(kind: "cts500", name: "CTS500", rateHz: 80, samplesPerFrame: 2, frame: { forces, _ in
+            forces.flatMap { kg -> [UInt8] in
+                let count = UInt32((kg * 100).rounded())
+                let body: [UInt8] = [0x05, 0x01] + (0..<4).map { UInt8(truncatingIfNeeded: count >> (24 - 8 * $0)) }
+                return body + [body.reduce(0, &+)]
+            }
+        }, quantized: { Float(($0 * 100).rounded() / 100) }),
+        // Whole kilograms after the sensor marker F5 (36 escaped as F6); streams once subscribed.
+        Device(kind: "climbro", name: "Climbro 0815", rateHz: 10, samplesPerFrame: 2, frame: { forces, _ in
+            [0xF5] + forces.map { kg in
+                let whole = UInt8(kg.rounded())
+                return whole == 36 ? 0xF6 : whole
+            }
+        }, quantized: { Float($0.rounded()) }),
+        // A Mito in Tindeq mode: named exactly Progressor, no control point (the START write finds none, and the
+        // stream counts as started), 10 Hz, µs since boot.
+        Device(kind: "mito", name: "Progressor", rateHz: 10, samplesPerFrame: 1, frame: { forces, first in
+            let micros = UInt32(37_000_000 + (first + 1) * 100_000)
+            var bytes: [UInt8] = [0x01, 0x08]
+            withUnsafeBytes(of: Float(forces[0]).bitPattern.littleEndian) { bytes += $0 }
+            withUnsafeBytes(of: micros.littleEndian) { bytes += $0 }
+            return bytes
+        }, quantized: { Float($0) }, profile: "progressor"),
+        // The Motherboard after `C` and `S30`: its table (100 kg at 1 000 000 counts on every cell) and the stream's
+        // answer first, then 32-hex-digit lines with all the force on the left cell; found by its exact name.
+        Device(kind: "motherboard", name: "Motherboard", rateHz: 30, samplesPerFrame: 1, frame: { forces, first in
+            var text = first == 0
+                ? (0..<4).map { "\($0),0,0,0\r\n\($0),1,100,1000000\r\n" }.joined() + "Stream: 30\r\n" : ""
+            let adc = UInt32(Int32((forces[0] * 10_000).rounded())) & 0xFF_FFFF
+            let number = UInt16(truncatingIfNeeded: first + 1)
+            let bytes: [UInt8] = [UInt8(number & 0xFF), UInt8(number >> 8), 0x2C, 0x01,
+                                  UInt8(adc & 0xFF), UInt8(adc >> 8 & 0xFF), UInt8(adc >> 16)] + [UInt8](repeating: 0, count: 9)
+            text += bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined() + "\r\n"
+            return Array(text.utf8)
+        }, quantized: { Float(($0 * 10_000).rounded()) / 1_000_000 * 100 }),
         // Advertisements only: the fake sets ManufacturerData under company 0x0100 while the daemon discovers.
         Device(kind: "whc06", name: "IF_B7", rateHz: 5, samplesPerFrame: 1, frame: { forces, _ in
             let hundredths = Int16((forces[0] * 100).rounded())
@@ -95,7 +134,7 @@ struct DeviceProfileEndToEndTests {
             notifications: Self.notifications(for: device, levels: levels))
         defer { fake.stop() }
         let harness = try await DaemonHarness.radio(
-            fake: fake, profile: device.kind, calibration: device.calibration, sessionGap: .seconds(3))
+            fake: fake, profile: device.profile ?? device.kind, calibration: device.calibration, sessionGap: .seconds(3))
             .started()
         let client = try await harness.watch()
         try await fake.mock(
@@ -110,7 +149,7 @@ struct DeviceProfileEndToEndTests {
         let status = try await harness.status()
         let deviceStatus = status["device"] as? [String: Any]
         #expect(deviceStatus?["name"] as? String == device.name)
-        #expect(deviceStatus?["profile"] as? String == device.kind)
+        #expect(deviceStatus?["profile"] as? String == device.profile ?? device.kind)
         try await harness.stop()
 
         let rows = try RecordingStore(path: harness.databasePath).listRecordings(limit: nil).visible
@@ -125,6 +164,64 @@ struct DeviceProfileEndToEndTests {
         #expect(durations.allSatisfy { abs($0 - 2.0) <= 2.5 / device.rateHz + 0.1 }, "durations \(durations)")
         let spacing = efforts.count == 2 ? Double(efforts[1].startMicros - efforts[0].startMicros) / 1e6 : 0
         #expect(abs(spacing - 3.5) <= 2.5 / device.rateHz + 0.1, "spacing \(spacing) s")
+    }
+
+    @Test("a sensor's own correction corrects every force before segmentation, is stored with the recording and shown in STATUS")
+    func correctionIsApplied() async throws {
+        let device = try #require(Self.devices.first { $0.kind == "cts500" })
+        let address = "D0:0D:12:34:56:78"
+        let correction = ForceCorrection(scale: 1.05, offsetKilograms: -0.2)
+        let levels: [(seconds: Double, kg: Double)] = [(1.0, 0.3), (2.0, 20.0), (1.5, 0.3), (2.0, 25.0), (5.0, 0.3)]
+        let fake = try FakeBlueZ(
+            parameters: ["progressor": false, "resolveDelayMs": 5],
+            notifications: Self.notifications(for: device, levels: levels))
+        defer { fake.stop() }
+        let harness = try DaemonHarness(capture: nil) { configuration in
+            configuration.replayWaitsForWatcher = false
+            var radio = RadioConfiguration(profile: "cts500", address: address, busAddress: fake.address)
+            radio.retryInterval = .milliseconds(100)
+            radio.discoveryTimeout = .seconds(2)
+            radio.connectBackoff = .milliseconds(20)
+            configuration.radio = radio
+            configuration.file.device.address = address
+            configuration.file.device.scale = correction.scale
+            configuration.file.device.offsetKilograms = correction.offsetKilograms
+            configuration.sessionGap = .seconds(3)
+        }
+        _ = await harness.started()
+        let client = try await harness.watch()
+        try await fake.mock(
+            "AddDevice", .objectPath(RadioEndToEndTests.adapterPath), .string(address), .string(device.name),
+            .string(device.kind), .boolean(false))
+        let saved = try await client.read(until: "RECORDER", event: "saved")
+        #expect(saved.match != nil, "no recording was saved")
+        let peaks = saved.seen.filter { $0["class"] as? String == "EFFORT" && $0["event"] as? String == "end" }
+            .compactMap { $0["peak_kg"] as? Double }.map { Float($0) }
+        let expected = [correction.corrected(device.quantized(20)), correction.corrected(device.quantized(25))]
+        #expect(peaks == expected)
+        let deviceStatus = try await harness.status()["device"] as? [String: Any]
+        #expect(deviceStatus?["correction_scale"] as? Double == 1.05)
+        #expect(deviceStatus?["correction_offset_kg"] as? Double == -0.2)
+        try await harness.stop()
+        let row = try #require(try RecordingStore(path: harness.databasePath).listRecordings(limit: nil).visible.first)
+        #expect(row.correction == correction)
+        #expect(row.maxKilograms.map { Float($0) } == expected[1])
+        // The raw reading is known from the stored force and the stored correction.
+        #expect(abs(correction.raw(row.maxKilograms ?? 0) - 25) < 0.01)
+    }
+
+    @Test("a correction applies only to the sensor at [device] address it was measured on, never to a capture")
+    func correctionBelongsToOneSensor() {
+        var configuration = DaemonConfiguration(socketPath: "/nonexistent")
+        configuration.file.device.address = "D0:0D:12:34:56:78"
+        configuration.file.device.scale = 1.05
+        configuration.radio = RadioConfiguration(profile: "progressor", address: "D0:0D:12:34:56:78")
+        #expect(configuration.sensorCorrection == ForceCorrection(scale: 1.05, offsetKilograms: 0))
+        configuration.radio?.address = "D0:0D:12:34:56:79"
+        #expect(configuration.sensorCorrection == nil, "record --direct --device OTHER")
+        configuration.radio?.address = "D0:0D:12:34:56:78"
+        configuration.replayPath = "captures/progressor-max-pulls.btsnoop"
+        #expect(configuration.sensorCorrection == nil, "a capture")
     }
 
     @Test("the Force Board gets Device Mode 0x04 to stream and 0x07 when idle; TARE writes 0x05")

@@ -190,6 +190,27 @@ struct RecorderTests {
         #expect(try RecordingStore(path: harness.databasePath).recordingCount() == 0)
     }
 
+    @Test("RECORD then STOP with no pull between stores nothing and takes no slot of the free plan, and says why")
+    func emptyRecordingGivesItsSlotBack() async throws {
+        let harness = try await DaemonHarness(capture: nil).started()
+        let client = try harness.connect()
+        _ = try await client.readMessage()
+        for _ in 0..<7 {
+            client.send("{\"class\":\"RECORD\",\"label\":\"nothing\"}\n")
+            let started = try #require(try await client.readMessage())
+            #expect(started["event"] as? String == "started", "\(started)")
+            #expect(started["saving"] as? Bool == true)
+            client.send("{\"class\":\"STOP\"}\n")
+            let stop = try #require(try await client.readMessage())
+            #expect(stop["event"] as? String == "discarded")
+            #expect(stop["id"] == nil)
+            #expect((stop["reason"] as? String)?.hasPrefix("nothing was recorded: no pull seen") == true, "\(stop)")
+        }
+        try await harness.stop()
+        // Seven tries, more than the free plan's five: none refused, none stored.
+        #expect(try RecordingStore(path: harness.databasePath).recordingCount() == 0)
+    }
+
     @Test("RECORD takes over the automatic recording (same row, its label), and its client's disconnect stops it")
     func recordTakesOverAndDisconnectStops() async throws {
         let harness = try await DaemonHarness(keepsStreamOpen: true).started()
@@ -414,10 +435,10 @@ struct RecorderTests {
             // Free the slot again for the next round.
             if daemonWon {
                 daemonWins += 1
+                // No pull came (no capture): STOP discards the row, which frees the slot by itself.
                 client.send("{\"class\":\"STOP\"}\n")
                 let stop = try #require(try await client.readMessage())
-                let id = try #require(stop["id"] as? Int)
-                #expect(try other.delete(RecordingID(rawValue: Int64(id))))
+                #expect(stop["event"] as? String == "discarded", "round \(round): \(stop)")
             }
             if case .success(let id) = otherResult {
                 otherWins += 1

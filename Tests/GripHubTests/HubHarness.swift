@@ -63,6 +63,19 @@ final class HubHarness: Sendable {
         }
     }
 
+    /// Runs `body` while another session holds `table` locked (ACCESS EXCLUSIVE), as a long transaction or a
+    /// migration by hand would.
+    func whileLocked<T: Sendable>(_ table: String, _ body: () async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            _ = try await connection.query("BEGIN", logger: Self.logger)
+            _ = try await connection.query(
+                PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"), logger: Self.logger)
+            let result = try await body()
+            _ = try await connection.query("ROLLBACK", logger: Self.logger)
+            return result
+        }
+    }
+
     /// A single number from the server.
     func count(_ sql: String) async throws -> Int {
         try await withConnection { connection in
@@ -90,10 +103,13 @@ final class HubHarness: Sendable {
 
     /// A Pi of `account`: a store in a temporary directory and a client that pulls the account's App Store data
     /// through this chain's verifier.
-    func pi(device: String, account: String = HubHarness.account, operatorKey: OperatorKey? = nil) throws -> HubPi {
+    func pi(
+        device: String, account: String = HubHarness.account, operatorKey: OperatorKey? = nil,
+        accountToken: UUID? = nil
+    ) throws -> HubPi {
         try HubPi(
             endpoint: endpoint, device: device, account: account, verifier: try signer.verifier(),
-            operatorKey: operatorKey)
+            operatorKey: operatorKey, accountToken: accountToken)
     }
 
     /// The operator's handle on the server (what `griptrack admin` uses).
@@ -107,14 +123,15 @@ final class HubPi: Sendable {
     let client: SyncClient
 
     init(
-        endpoint: SyncEndpoint, device: String, account: String, verifier: AppStoreVerifier, operatorKey: OperatorKey?
+        endpoint: SyncEndpoint, device: String, account: String, verifier: AppStoreVerifier, operatorKey: OperatorKey?,
+        accountToken: UUID? = nil
     ) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("griptrack-hub-tests-\(UUID().uuidString)", isDirectory: true)
         store = try RecordingStore(path: directory.appendingPathComponent("griptrack.db").path)
         client = SyncClient(
             settings: SyncSettings(endpoint: endpoint, account: account, deviceName: device),
-            accountVerifier: verifier, operatorKey: operatorKey, logger: HubHarness.logger)
+            accountVerifier: verifier, operatorKey: operatorKey, accountToken: accountToken, logger: HubHarness.logger)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

@@ -141,6 +141,88 @@ struct HubTests {
         await hub.stop()
     }
 
+    @Test("with the table locked by another session a notification is a 503 within seconds; /healthz answers from its cache")
+    func lockedTableIsA503() async throws {
+        let hub = try await HubHarness()
+        let now = Date()
+        let body = try hub.signer.notificationBody(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: now, expires: now.addingTimeInterval(86_400),
+            accountToken: HubHarness.accountUUID)
+        #expect(try await LoopbackHTTP.request(port: hub.port, "GET", "/healthz").status == 200)
+        let (status, waited, health) = try await hub.whileLocked("appstore_notifications") {
+            let started = ContinuousClock.now
+            let status = try await hub.post(body).status
+            let waited = ContinuousClock.now - started
+            // Fifty pollers at once: answered from the last check, none of them a connection of its own.
+            let health = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await LoopbackHTTP.request(port: hub.port, "GET", "/healthz").status }
+                }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                return statuses
+            }
+            return (status, waited, health)
+        }
+        #expect(status == 503)
+        #expect(waited < .seconds(HubSettings.databaseTimeouts.batch.components.seconds + 5), "waited \(waited)")
+        #expect(health.allSatisfy { $0 == 200 }, "\(health)")
+        // The App Store sends it again later: stored then.
+        #expect(try await hub.post(body).status == 200)
+        await hub.stop()
+    }
+
+    @Test("four accounts created at once all succeed (the catalogue's GRANTs run one at a time)")
+    func concurrentAccountCreation() async throws {
+        let hub = try await HubHarness()
+        let database = hub.operatorDatabase
+        let names = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<4 {
+                group.addTask { try await database.createAccount("parallel-\(index)").account }
+            }
+            var names: [String] = []
+            for try await name in group { names.append(name) }
+            return names.sorted()
+        }
+        #expect(names == (0..<4).map { "parallel-\($0)" })
+        #expect(try await hub.count("SELECT count(*) FROM accounts WHERE account LIKE 'parallel-%'") == 4)
+        await hub.stop()
+    }
+
+    @Test("a genuine notification of one account copied into another account's rows grants nothing there")
+    func copiedRowGrantsNothing() async throws {
+        let hub = try await HubHarness()
+        let victimUUID = UUID()
+        try await hub.execute(
+            "INSERT INTO accounts (account, account_uuid) VALUES ('other-gym', '\(victimUUID.uuidString.lowercased())')")
+        let gym = try hub.pi(device: "pi-gym")
+        let other = try hub.pi(device: "pi-other", account: "other-gym")
+        // Bound explicitly too, as `[app_store] account_token` binds it: the same refusal.
+        let otherBound = try hub.pi(device: "pi-other-bound", account: "other-gym", accountToken: victimUUID)
+        let now = Date()
+        let body = try hub.signer.notificationBody(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: now, expires: now.addingTimeInterval(30 * 86_400),
+            accountToken: HubHarness.accountUUID)
+        #expect(try await hub.post(body).status == 200)
+        // Whoever can write the table copies crag-gym's genuine row into other-gym's rows.
+        try await hub.execute(
+            """
+            INSERT INTO appstore_notifications (notification_uuid, account, notification_type, signed_at, signed_payload)
+            SELECT 'copied-' || notification_uuid, 'other-gym', notification_type, signed_at, signed_payload
+            FROM appstore_notifications WHERE account = 'crag-gym'
+            """)
+        for pi in [other, otherBound] {
+            let pull = try await pi.client.pullAccount(
+                into: pi.store, verifier: try hub.signer.verifier(), context: AccessContext(), now: now)
+            #expect(pull.refused == 1 && pull.applied == 0)
+            try await pi.sync()
+            #expect(try !pi.access.isPro)
+        }
+        try await gym.sync()
+        #expect(try gym.access.isPro)
+        await hub.stop()
+    }
+
     @Test("the notification endpoint refuses a client over its minute's budget with 429")
     func rateLimited() async throws {
         let hub = try await HubHarness(requestsPerMinute: 3)
@@ -148,29 +230,5 @@ struct HubTests {
         for _ in 0..<4 { statuses.append(try await hub.post("{}").status) }
         #expect(statuses == [400, 400, 400, 429])
         await hub.stop()
-    }
-}
-
-@Suite("griptrack-hub's decisions")
-struct HubDecisionTests {
-    @Test("the request window admits the limit per client per minute, then again after the minute")
-    func requestWindow() {
-        var window = RequestWindow(limit: 2)
-        let t0 = Date(timeIntervalSince1970: 1_000_000)
-        let answers = [
-            window.admit("a", now: t0), window.admit("a", now: t0.addingTimeInterval(1)),
-            window.admit("a", now: t0.addingTimeInterval(2)), window.admit("b", now: t0.addingTimeInterval(2)),
-            window.admit("a", now: t0.addingTimeInterval(61)),
-        ]
-        #expect(answers == [true, true, false, true, true])
-    }
-
-    @Test("X-Forwarded-For names the client only when the peer is the proxy on loopback")
-    func forwardedFor() throws {
-        let proxy = try SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
-        let stranger = try SocketAddress(ipAddress: "203.0.113.9", port: 40_000)
-        #expect(HubRateLimiter.client(peer: proxy, forwardedFor: "198.51.100.1, 192.0.2.7") == "192.0.2.7")
-        #expect(HubRateLimiter.client(peer: stranger, forwardedFor: "192.0.2.7") == "203.0.113.9")
-        #expect(HubRateLimiter.client(peer: proxy, forwardedFor: nil) == "127.0.0.1")
     }
 }

@@ -51,8 +51,9 @@ struct HostileInputTests {
         let entralpi = "date,2026-03-14 09:31:55\r\nprofile,Entralpi\r\n\r\ntime,weight\r\n0.000000,-5\r\n"
         #expect(ImportFixtures.error(entralpi) == "bad.csv:5: weight -5 kg is outside what the Entralpi can measure (0 to 300 kg): "
             + "the file is damaged; correct or delete the line")
-        let unknown = "date,2026-03-14 09:31:55\r\nprofile,someday\r\n\r\ntime,weight\r\n0.000000,320\r\n0.1,400\r\n"
-        #expect(ImportFixtures.error(unknown).hasPrefix("bad.csv:6: weight 400 kg is outside what any device griptrack knows can measure (-10 to 327.67 kg)"))
+        // The union of every profile's range: the CTS500's 500 kg and the Motherboard's −20 kg are its ends.
+        let unknown = "date,2026-03-14 09:31:55\r\nprofile,someday\r\n\r\ntime,weight\r\n0.000000,320\r\n0.1,600\r\n"
+        #expect(ImportFixtures.error(unknown).hasPrefix("bad.csv:6: weight 600 kg is outside what any device griptrack knows can measure (-20 to 500 kg)"))
     }
 
     @Test("a file read a byte at a time gives what it gives read whole")

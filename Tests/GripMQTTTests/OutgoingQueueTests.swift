@@ -8,7 +8,7 @@ struct OutgoingQueueTests {
     static func connection() -> MQTTConnection {
         MQTTConnection(
             settings: MQTTSettings(host: "127.0.0.1", port: 1, deviceName: "queue"), logger: Logger(label: "test"),
-            wake: {}, received: { _, _ in })
+            wake: {}, received: { _, _, _ in })
     }
 
     static func event(_ index: Int) -> MQTTMessage {

@@ -101,6 +101,7 @@ struct MigrationTests {
         #expect(upgrades == [[
             "v5 sample chunks in a rowid table", "v6 web credentials", "v7 imported content digest",
             "v8 athlete, grip, edge and body weight on recordings", "v9 protocol on recordings",
+            "v10 a sensor's correction on recordings",
         ]])
         _ = try RecordingStore(path: path) { upgrades.append($0) }
         #expect(upgrades.count == 1)  // an up-to-date file is no upgrade

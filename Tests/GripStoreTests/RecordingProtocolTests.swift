@@ -49,7 +49,7 @@ struct RecordingProtocolTests {
 
         var upgrades: [[String]] = []
         let store = try RecordingStore(path: path) { upgrades.append($0) }
-        #expect(upgrades == [["v9 protocol on recordings"]])
+        #expect(upgrades == [["v9 protocol on recordings", "v10 a sensor's correction on recordings"]])
         #expect(try store.writer.read { db in try Row.fetchAll(db, sql: recordingsSQL) } == before)
         #expect(try store.efforts(of: RecordingID(rawValue: 1)) == [Fixtures.effort])
         #expect(try store.samples(of: RecordingID(rawValue: 1)) == samples)

@@ -15,6 +15,9 @@ final class FakePostgresServer: Sendable {
         case declineTLSAskCleartext
         /// An ErrorResponse with this message in answer to the startup.
         case errorAtStartup(String)
+        /// The same startup; the first query gets a NoticeResponse (not its answer), then the connection is closed,
+        /// as when the server goes away mid-query.
+        case hangUpAfterFirstQuery
     }
 
     let port: Int
@@ -91,6 +94,16 @@ final class FakePostgresServer: Sendable {
         case .declineTLSAskCleartext:
             send(client, Self.message("R", Self.int32(3)))
             drain(client, answer: nil)
+        case .hangUpAfterFirstQuery:
+            send(client, Self.startupReply)
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            guard recv(client, &buffer, buffer.count, 0) > 0 else { return }
+            // A reply that is not the query's answer, then the close. (A DataRow for a statement that has none, the
+            // other way to leave a query half-answered, makes postgres-nio 1.33 trap in its row stream's state
+            // machine: not something a real server sends.)
+            let fields = [UInt8(ascii: "S")] + Array("NOTICE".utf8) + [0] + [UInt8(ascii: "M")] + Array("going away".utf8) + [0, 0]
+            send(client, Self.message("N", fields))
+            shutdown(client, Int32(SHUT_RDWR))
         case .errorAtStartup(let text):
             let fields = [UInt8(ascii: "S")] + Array("FATAL".utf8) + [0] + [UInt8(ascii: "C")] + Array("28000".utf8)
                 + [0] + [UInt8(ascii: "M")] + Array(text.utf8) + [0, 0]

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GripStore
 import GripTestSupport
 import Logging
@@ -31,6 +32,24 @@ struct SyncDeadlineTests {
         #expect(error?.description.contains("accepted the connection but did not answer the migration within 3 s") == true)
         #expect(try pi.store.syncStatus().pendingRows == pending)
         #expect(try pi.store.syncStatus().lastError == error?.description)
+    }
+
+    @Test("a server that closes the connection mid-query: the push ends at once, not at its deadline, outbox kept")
+    func serverClosesMidQuery() async throws {
+        let fake = try FakePostgresServer(.hangUpAfterFirstQuery)
+        defer { fake.stop() }
+        var timeouts = SyncTimeouts.standard
+        timeouts.migration = .seconds(60)
+        let pi = try Pi(endpoint: SyncFixtures.endpoint(fake, tls: .disable), device: "pi-gym", timeouts: timeouts)
+        try pi.record(seconds: 2)
+        let pending = try pi.store.syncStatus().pendingRows
+        let started = ContinuousClock.now
+        let error = await #expect(throws: SyncError.self) { try await pi.push() }
+        let waited = ContinuousClock.now - started
+        // The close ends the wait: seconds, not the 60 s deadline.
+        #expect(waited < .seconds(10), "waited \(waited)")
+        if case .timedOut = error { Issue.record("waited for the deadline: \(String(describing: error))") }
+        #expect(try pi.store.syncStatus().pendingRows == pending)
     }
 
     @Test("a server that sends random bytes after the startup: the push fails within its deadline, outbox kept")
@@ -90,8 +109,15 @@ struct SyncDeadlineTests {
         #expect(try pi.store.syncStatus().pendingRows == 0)
     }
 
-    @Test("the server restarted (pg_ctl restart -m fast) while a batch waits on a lock: the push ends, a retry completes")
-    func serverRestartedMidPush() async throws {
+    /// How the server goes away under a waiting batch.
+    enum ServerEnd: String, CaseIterable, CustomTestStringConvertible {
+        case restart = "pg_ctl restart -m fast"
+        case postmasterKilled = "the postmaster SIGKILLed (its backends exit, closing the connection)"
+        var testDescription: String { rawValue }
+    }
+
+    @Test("the server goes away while a batch waits on a lock: the push ends, a retry completes", arguments: ServerEnd.allCases)
+    func serverRestartedMidPush(_ end: ServerEnd) async throws {
         let cluster = try PostgresCluster()
         var timeouts = SyncFixtures.shortTimeouts
         timeouts.lock = .seconds(30)  // the batch waits on the lock until the restart, not the server's timeout
@@ -137,11 +163,34 @@ struct SyncDeadlineTests {
             return
         }
         let restarted = ContinuousClock.now
-        try cluster.restart()
-        try? await holder.close()
+        switch end {
+        case .restart:
+            try cluster.restart()
+            try? await holder.close()
+        case .postmasterKilled:
+            let pidFile = try String(contentsOfFile: cluster.dataDirectory + "/postmaster.pid", encoding: .utf8)
+            let pid = try #require(pid_t(pidFile.split(separator: "\n").first ?? ""))
+            #expect(kill(pid, SIGKILL) == 0)
+        }
         let error = await push.value
-        // Ended by the restart or, at the latest, by the batch's deadline: never left waiting.
-        #expect(ContinuousClock.now - restarted < .seconds(25))
+        switch end {
+        case .restart:
+            // Ended by the restart or, at the latest, by the batch's deadline: never left waiting.
+            #expect(ContinuousClock.now - restarted < .seconds(25))
+        case .postmasterKilled:
+            // The waiting backend exits when its postmaster dies, closing the connection: the push sees the close
+            // and ends then, well before the batch's 10 s deadline.
+            #expect(ContinuousClock.now - restarted < .seconds(6), "waited \(ContinuousClock.now - restarted)")
+            if case .timedOut? = error { Issue.record("waited for the deadline: \(String(describing: error))") }
+            try? await holder.close()
+            // The dead postmaster's backends are gone once they notice; start a new server over the same files.
+            var started = false
+            for _ in 0..<20 where !started {
+                started = (try? cluster.start()) != nil
+                if !started { try await Task.sleep(for: .milliseconds(500)) }
+            }
+            #expect(started, "the server did not start again after its postmaster was killed")
+        }
         #expect(restarted - started < .seconds(21))
         #expect(error != nil, "the push cannot have committed through a held lock and a restart")
         #expect(try pi.store.syncStatus().pendingRows == pending)

@@ -133,7 +133,9 @@ public enum Tshark {
 
     public static func notifications(in path: String, tshark: String) throws -> Report {
         let text = try run(tshark, arguments: [
-            "-r", path, "-Y", "btatt.opcode==0x1b || btatt.opcode==0x1d || btatt.opcode==0x23",
+            // btgatt off: tshark would print a Nordic UART value (the Motherboard's) as a string, not btatt.value.
+            "-r", path, "--disable-protocol", "btgatt",
+            "-Y", "btatt.opcode==0x1b || btatt.opcode==0x1d || btatt.opcode==0x23",
             "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
             "-e", "frame.number", "-e", "frame.time_relative", "-e", "btatt.opcode", "-e", "btatt.handle",
             "-e", "btatt.value", "-e", "btatt.weight_measurement.flags", "-e", "btatt.weight_measurement.weight.kg",

@@ -1,4 +1,5 @@
 import Foundation
+import GripTestSupport
 import GripConfig
 import GripAnalysis
 import GripProtocol
@@ -93,6 +94,13 @@ struct TrainingAPITests {
             "POST", "/api/record", headers: record, body: #"{"hand":"right","protocol":"Repeaters","protocol_max_kg":27}"#)
         #expect(started.status == 200, "\(started.body)")
         let id = try #require(started.json?["id"] as? Int, "\(started.body)")
+        // A pull first: a recording stopped before any effort is not stored (it would take a free slot for nothing).
+        let pulled = try await offPool {
+            var events: [String] = []
+            while !events.contains("EFFORT"), try stream.readSome() { events += stream.takeEvents().map(\.event) }
+            return events.contains("EFFORT")
+        }
+        #expect(pulled)
         #expect(try await web.request("POST", "/api/stop", headers: record, body: "{}").status == 200)
         let shown = try await web.request("GET", "/api/recordings/\(id)", headers: watch)
         let recording = try #require(shown.json?["recording"] as? [String: Any], "\(shown.body)")

@@ -22,7 +22,8 @@ final class WebHarness: Sendable {
         capture: String = "progressor-repeaters.btsnoop", speed: Double = 20, anonymous: GriptrackConfig.Web.Anonymous = .none,
         eventBacklogLines: Int = WebSettings.eventBacklogLines, eventSendBufferBytes: Int = WebSettings.eventSendBufferBytes,
         keepsStreamOpen: Bool = true, tls: WebSettings.TLSFiles? = nil, protocols: [GriptrackConfig.NamedProtocol] = [],
-        configure: (inout DaemonConfiguration) -> Void = { _ in }
+        configure: (inout DaemonConfiguration) -> Void = { _ in },
+        configureWeb: (inout WebSettings) -> Void = { _ in }
     ) async throws {
         var template = Array("/tmp/gtw-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed") }
@@ -43,6 +44,7 @@ final class WebHarness: Sendable {
         settings.eventBacklogLines = eventBacklogLines
         settings.eventSendBufferBytes = eventSendBufferBytes
         settings.protocols = protocols
+        configureWeb(&settings)
         let server = WebServer(
             settings: settings, access: daemon.webAccess, logger: logger, metrics: { daemon.metricsExposition() })
         self.server = server

@@ -106,13 +106,18 @@ struct WebServerTests {
         try await web.stop()
     }
 
-    @Test("pairing attempts are limited to 5 a minute per address")
+    @Test("refused pairing codes are limited to 20 a minute per address; codes that pair use none of it")
     func pairingRateLimit() async throws {
         let web = try await WebHarness()
-        for _ in 0..<5 {
+        // A gym's tablets behind one address pair one after another: none is refused for the others' success.
+        for index in 0..<25 {
+            let code = try await web.pairingCode("watch", name: "tablet-\(index)")
+            #expect(try await web.request("GET", "/pair?code=\(code)").status == 303)
+        }
+        for _ in 0..<WebSettings.pairingRefusalsPerMinute {
             #expect(try await web.request("GET", "/pair?code=WRONGCODE").status == 403)
         }
-        let code = try await web.pairingCode("watch")
+        let code = try await web.pairingCode("watch", name: "late")
         let limited = try await web.request("GET", "/pair?code=\(code)")
         #expect(limited.status == 429)
         #expect((limited.json?["error"] as? String)?.contains("wait a minute") == true)
@@ -214,6 +219,24 @@ struct WebServerTests {
         #expect((tooLarge.json?["error"] as? String)?.contains("16384 bytes") == true)
         #expect(try await web.request("POST", "/api/record", headers: bearer, body: "[1,2]").status == 400)
         #expect(try await web.request("POST", "/api/record", headers: bearer, body: #"{"hand":3}"#).status == 400)
+        // Strict JSON: each of these was accepted before (a value of another type, a trailing comma, a repeated key,
+        // UTF-16, a label that reorders the text after it); each is refused with what is wrong.
+        let refused: [(body: String, says: String)] = [
+            (#"{"protocol":"max","protocol_max_kg":true}"#, "protocol_max_kg must be a number"),
+            (#"{"save":1}"#, "save must be true or false"),
+            (#"{"label":"warm-up",}"#, "not strict JSON"),
+            (#"{"label":"a","label":"b"}"#, "not strict JSON"),
+            ("{\"label\":\"left\u{202E}thgir\"}", "bidirectional control (U+202E)"),
+        ]
+        for (body, says) in refused {
+            let answer = try await web.request("POST", "/api/record", headers: bearer, body: body)
+            #expect(answer.status == 400, "\(body): \(answer.body)")
+            #expect((answer.json?["error"] as? String)?.contains(says) == true, "\(body): \(answer.body)")
+        }
+        let utf16 = try await web.request(
+            "POST", "/api/record", headers: bearer,
+            body: String(decoding: Array(#"{"save":false}"#.utf16).flatMap { [UInt8($0 & 0xff), UInt8($0 >> 8)] }, as: UTF8.self))
+        #expect(utf16.status == 400, "\(utf16.body)")
         try await web.stop()
     }
 

@@ -72,7 +72,7 @@ struct WebTLSTests {
         files.certificatePath = directory + "/web.key.txt"
         try "not a certificate\n".write(toFile: files.certificatePath, atomically: true, encoding: .utf8)
         #expect {
-            _ = try WebServer.serverBuilder(tls: files)
+            _ = try WebServer.serverBuilder(tls: files, limits: WebSettings.doorLimits)
         } throws: { error in
             "\(error)".hasPrefix("cannot read the certificate \(files.certificatePath) as PEM")
         }

@@ -27,7 +27,11 @@ struct AdminCommandTests {
         let role = try #require(Self.json(created)["role"] as? String, "\(created)")
         #expect(UUID(uuidString: Self.json(created)["uuid"] as? String ?? "") != nil)
         // The same name twice is refused by the server.
-        #expect(try await operatorSide.plain(["admin", "account", "create", "crag-gym", "--config", operatorSide.config]).status == 1)
+        let twice = try await operatorSide.plain(["admin", "account", "create", "crag-gym", "--config", operatorSide.config])
+        #expect(twice.status == 1, "\(twice)")
+        // In an operator's words: there is no outbox on this side.
+        #expect(!twice.stderr.contains("outbox"), "\(twice)")
+        #expect(twice.stderr.contains("The command changed nothing"), "\(twice)")
 
         let pi = try CLISandbox(
             config: """
@@ -57,6 +61,10 @@ struct AdminCommandTests {
         let accounts = Self.json(report)["accounts"] as? [[String: Any]] ?? []
         #expect(accounts.map { $0["account"] as? String } == ["crag-gym"], "\(report)")
         #expect(accounts.first?["devices"] as? Int == 1 && accounts.first?["pro_devices"] as? Int == 1, "\(report)")
+        // The keys docs/account.md gives the dashboard view.
+        #expect(UUID(uuidString: accounts.first?["account_uuid"] as? String ?? "") != nil, "\(report)")
+        #expect(accounts.first?["created_at"] is String, "\(report)")
+        #expect(accounts.first?["uuid"] == nil, "\(report)")
         let text = try await operatorSide.plain(["admin", "report", "--config", operatorSide.config])
         #expect(text.stdout.contains("crag-gym"), "\(text)")
 

@@ -42,6 +42,7 @@ struct CaptureCommandTests {
                                       adapter.
               --duration <seconds>    Stop after this many seconds; default: until Ctrl-C.
               --json                  Print a JSON summary at the end instead of text.
+              --version               Show the version.
               -h, --help              Show help information.
 
 

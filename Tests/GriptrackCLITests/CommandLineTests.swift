@@ -1,4 +1,6 @@
 import Foundation
+import GripDaemon
+import GripProtocol
 import GripTestSupport
 import Testing
 
@@ -20,6 +22,7 @@ struct CommandLineTests {
             USAGE: griptrack <subcommand>
 
             OPTIONS:
+              --version               Show the version.
               -h, --help              Show help information.
 
             SUBCOMMANDS:
@@ -47,6 +50,8 @@ struct CommandLineTests {
                                       their notation.
               pro                     Show or change the Pro plan (status, grant, revoke,
                                       import, verify).
+              calibrate               Correct a sensor that reads a few percent off: read
+                                      it unloaded, then under a known weight.
               devices                 List the Bluetooth devices BlueZ knows, marking the
                                       supported ones.
               status                  Show griptrackd's state: device, recording, plan.
@@ -99,6 +104,25 @@ struct CommandLineTests {
             text: "[app_store\n",
             message: ":1: Error while parsing table header: expected ']', saw '\\n'"),
     ]
+
+    @Test("griptrack --version and griptrackd --version give the release, the socket protocol and the schema")
+    func versions() async throws {
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        let result = try await runner.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == VersionText.text + "\n", "\(result)")
+        #expect(result.stdout.contains("\nprotocol \(ProtocolVersion.major).\(ProtocolVersion.minor)\ndatabase schema \""))
+        let daemon = Process()
+        daemon.executableURL = runner.executable.deletingLastPathComponent().appendingPathComponent("griptrackd")
+        daemon.arguments = ["--version"]
+        let output = Pipe()
+        daemon.standardOutput = output
+        try daemon.run()
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == VersionText.text + "\n")
+    }
 
     @Test("replay --help shows the speed's default as the word to type (max)")
     func replayHelpShowsSpeedDefault() async throws {
@@ -159,6 +183,11 @@ struct CommandLineTests {
             #expect(result.status == 3, "\(arguments): \(result)")
             #expect(result.stderr == "griptrack: \(feature) \(how)", "\(arguments)")
         }
+        // `show --svg` refuses the chart alone: the recording is still shown, and no file is written.
+        let chart = sandbox.directory.appendingPathComponent("x.svg").path
+        let shown = try await sandbox.run("show", "1", "--no-plot", "--svg", chart)
+        #expect(shown.stdout.hasPrefix("Recording 1"), "\(shown)")
+        #expect(!FileManager.default.fileExists(atPath: chart))
         let stats = try await sandbox.run("stats")
         #expect(stats.status == 0)
         #expect(stats.stdout.hasSuffix("Pro adds trends and comparisons (`griptrack pro status`).\n"), "\(stats)")

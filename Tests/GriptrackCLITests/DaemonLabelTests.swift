@@ -4,7 +4,7 @@ import GripTestSupport
 import Testing
 
 /// Issue 30: `griptrack label` through griptrackd (LABEL, protocol 1.6), and list's filters over the daemon's rows.
-@Suite("label through griptrackd", .serialized, .timeLimit(.minutes(2)))
+@Suite("label through griptrackd", .serialized, .timeLimit(.minutes(4)))
 struct DaemonLabelTests {
     @Test("label changes a recording in the daemon's database; list filters it; a watcher may not; a bad id exits 1")
     func labelThroughTheDaemon() async throws {

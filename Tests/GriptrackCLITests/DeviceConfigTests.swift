@@ -74,7 +74,7 @@ struct DeviceConfigTests {
             message: "g.toml:2: device.adress: unknown key; [device] knows address, profile, calibration, name_prefix, adapter, notify, sleep_when_idle"),
         BadCase(
             text: "[device]\nprofile = \"tindeq\"\n",
-            message: "g.toml:2: device.profile: expected one of \"progressor\", \"forceboard\", \"entralpi\", \"weightscale\", \"whc06\", \"frez\" (see `griptrack devices`), got \"tindeq\""),
+            message: "g.toml:2: device.profile: expected one of \"progressor\", \"forceboard\", \"entralpi\", \"weightscale\", \"whc06\", \"frez\", \"cts500\", \"climbro\", \"motherboard\" (see `griptrack devices`), got \"tindeq\""),
         // A force typed where the coefficient goes.
         BadCase(
             text: "[device]\ncalibration = 2.3\n",

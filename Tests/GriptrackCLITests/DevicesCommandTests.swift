@@ -19,7 +19,7 @@ struct DevicesCommandTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
             ADDRESS            RSSI      NAME             SUPPORTED
-            F0:0D:CA:FE:12:34  -55 dBm   Progressor_1234  Tindeq Progressor (progressor, notify)
+            F0:0D:CA:FE:12:34  -55 dBm   Progressor_1234  Tindeq Progressor (progressor, notify): Hangman (kesyog/hangman, default name)
             C0:FF:EE:00:00:01  -70 dBm   Decoy Scale      no
 
             """)
@@ -37,6 +37,8 @@ struct DevicesCommandTests {
         #expect(progressor["rssi"] as? Int == -55)
         #expect(progressor["supported"] as? Bool == true)
         #expect(progressor["profile"] as? String == "progressor")
+        // Progressor_1234 is the Hangman firmware's default name (a Tindeq's has other digits).
+        #expect(progressor["variant"] as? String == "Hangman (kesyog/hangman, default name)")
         let decoy = try #require(rows.first { $0["name"] as? String == "Decoy Scale" })
         #expect(decoy["supported"] as? Bool == false)
         #expect(decoy["profile"] == nil)
@@ -51,7 +53,7 @@ struct DevicesCommandTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == """
             ADDRESS            RSSI      NAME             SUPPORTED
-            F0:0D:CA:FE:12:34  —         Progressor_1234  Tindeq Progressor (progressor, notify)
+            F0:0D:CA:FE:12:34  —         Progressor_1234  Tindeq Progressor (progressor, notify): Hangman (kesyog/hangman, default name)
             RSSI is only known while scanning: add --scan 5.
 
             """)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GRDB
 import GripTestSupport
 import Testing
@@ -27,6 +28,28 @@ struct ImportHostileInputTests {
             #expect(weight.stderr.hasPrefix("griptrack: \(Self.hostile("weight-3.4e38-accepted.csv")):6: weight 3e38 kg is outside "
                 + "what the Tindeq Progressor can measure (-10 to 200 kg)"), "\(weight)")
         }
+        #expect(try await ImportCommandTests.count(sandbox) == 0)
+    }
+
+    @Test("a FIFO, or a bundle folder whose data set is a FIFO, is refused at once (no open() that waits for a writer)")
+    func fifosRefused() async throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let fifo = sandbox.directory.appendingPathComponent("export.csv").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let direct = try await sandbox.run("import", "--dry-run", fifo)
+        #expect(direct.status == 1, "\(direct)")
+        #expect(direct.stderr.contains("\(fifo): not a regular file"), "\(direct)")
+        // A copy of the repeaters bundle whose first data set is a FIFO.
+        let folder = sandbox.directory.appendingPathComponent("bundle")
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: ImportCommandTests.fixture("repeaters")), to: folder)
+        let dataSet = folder.appendingPathComponent("data_set_1.csv").path
+        try FileManager.default.removeItem(atPath: dataSet)
+        #expect(mkfifo(dataSet, 0o600) == 0)
+        let bundle = try await sandbox.run("import", folder.path)
+        #expect(bundle.status != 0, "\(bundle)")
+        #expect(bundle.stderr.contains("not a regular file"), "\(bundle)")
         #expect(try await ImportCommandTests.count(sandbox) == 0)
     }
 

@@ -18,14 +18,14 @@ struct ProVerifyVectorTests {
         var testDescription: String { "\(file) as \(kind), \(environment), \(root) → \(category ?? "valid")" }
     }
 
-    /// One row per `jws_vectors` entry (same order). The "validated in 2042" row verifies offline at the payload's
-    /// signedDate (expectations.json: "Offline mode (no OCSP): the chain is validated at the payload's
-    /// signedDate"), so at `--at 2042-04-12` it is valid but too old to grant Pro: exit 0 with the warning.
+    /// One row per `jws_vectors` entry (same order). The verifier checks the chain at its own clock (`--at`), never at
+    /// a date the payload gives before its signature is checked (docs/entitlements.md, "Order of checks"), so the
+    /// "validated in 2042" row is expectations.json's "certificate expired", as in online mode.
     static let rows: [Row] = [
         Row(file: "mock_signed_data/testNotification", kind: "notification"),
         Row(file: "mock_signed_data/testNotification", kind: "notification", environment: "Production", category: "environment"),
         Row(file: "mock_signed_data/testNotification", kind: "notification", root: "", category: "certificate chain"),
-        Row(file: "mock_signed_data/testNotification", kind: "notification", at: "2042-04-12"),
+        Row(file: "mock_signed_data/testNotification", kind: "notification", at: "2042-04-12", category: "certificate chain"),
         Row(file: "mock_signed_data/testNotification", kind: "transaction", appAppleId: 1235, category: "app identifier"),
         Row(file: "mock_signed_data/transactionInfo", kind: "transaction"),
         Row(file: "mock_signed_data/transactionInfo", kind: "transaction", bundleId: "com.example.x", category: "app identifier"),

@@ -47,6 +47,15 @@ struct ProtocolShowTests {
         let lonely = try await sandbox.run("show", "1", "--max-kg", "30")
         #expect(lonely.status == 2)
         #expect(lonely.stderr.hasPrefix("Error: --max-kg sets a protocol's band; add --protocol.\n"), "\(lonely)")
+        // A negative max is a value out of range, not a missing value; record, show and label say it alike.
+        let max = try await sandbox.run("record", "--replay", sandbox.capture("repeaters"), "--speed", "max")
+        #expect(max.status == 2 && max.stderr.contains("give realtime or a factor such as 10"), "\(max)")
+        for command in [["show", "1", "--protocol", "repeaters 6x 7:3"], ["label", "1"], ["record", "--protocol", "repeaters 6x 7:3"]] {
+            let negative = try await sandbox.run(command + ["--max-kg", "-20"])
+            #expect(negative.status == 2, "\(command): \(negative)")
+            #expect(negative.stderr.hasPrefix("Error: --max-kg -20.0 kg is outside 1–500 kg: give the athlete's max"),
+                    "\(command): \(negative)")
+        }
     }
 
     @Test("with a body weight, show gives MVC and MVC-7 as % of it, and --critical-force CF and W′ per body weight")
@@ -83,12 +92,16 @@ extension ProtocolShowTests {
         defer { sandbox.cleanUp() }
         #expect(try await sandbox.run("replay", sandbox.capture("repeaters"), "--save").status == 0)
         #expect(try await sandbox.run("replay", sandbox.capture("max-pulls"), "--save").status == 0)
-        #expect(try await sandbox.run("label", "1", "--athlete", "Ana", "--hand", "left").status == 0)
+        // --hand as people type it: Left is left.
+        #expect(try await sandbox.run("label", "1", "--athlete", "Ana", "--hand", "Left").status == 0)
         #expect(try await sandbox.run("label", "2", "--athlete", "Ben", "--hand", "left").status == 0)
         #expect(try await sandbox.run("pro", "grant").status == 0)
         let ana = try await sandbox.run("trends", "--athlete", "ana", "--hand", "left")
         #expect(ana.status == 0, "\(ana)")
         #expect(ana.stdout.hasPrefix("Personal best:  22.4 kg"), "\(ana)")
+        // Without --athlete the best is anyone's, not a personal best.
+        let everyone = try await sandbox.run("trends", "--no-plot")
+        #expect(everyone.stdout.hasPrefix("Best:           "), "\(everyone)")
         let nobody = try await sandbox.run("trends", "--athlete", "Ana", "--hand", "right")
         #expect(nobody.stdout.hasPrefix("No scored recordings yet."), "\(nobody)")
     }

@@ -3,7 +3,7 @@ import GripTestSupport
 import Testing
 
 /// `griptrack record --direct`: the daemon runs inside the command and drives the fake Progressor over BlueZ.
-@Suite("griptrack record --direct", .serialized, .timeLimit(.minutes(2)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
+@Suite("griptrack record --direct", .serialized, .timeLimit(.minutes(4)), .enabled(if: FakeBlueZ.enabled, FakeBlueZ.skipMessage))
 struct RecordDirectTests {
     @Test("record --direct connects, starts the device, shows its efforts and saves them when --duration ends")
     func directSaves() async throws {

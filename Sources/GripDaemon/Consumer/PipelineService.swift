@@ -23,6 +23,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     let forceHandle: UInt16
     let controlHandle: UInt16?
     let settings: SegmenterSettings
+    /// `[device] scale` and `offset_kg`, applied to every decoded force; nil = none.
+    let correction: ForceCorrection?
     let live: LiveWatchers
     /// The recorder's feed and mailbox; nil runs the pipeline without a recorder.
     let recorderFeed: RecorderFeed?
@@ -46,7 +48,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
 
     init(
         ring: NotificationRing, profile: Profile, forceHandle: UInt16, controlHandle: UInt16?,
-        settings: SegmenterSettings = .init(), live: LiveWatchers, recorderFeed: RecorderFeed? = nil,
+        settings: SegmenterSettings = .init(), correction: ForceCorrection? = nil, live: LiveWatchers, recorderFeed: RecorderFeed? = nil,
         control: PipelineControl? = nil, status: DaemonStatus, stateAtEnd: String?, activity: EffortActivity? = nil,
         liveness: ThreadLiveness? = nil, delivery: SourceDelivery = .asTheyArrive, releasesPages: Bool = false,
         logger: Logger
@@ -56,6 +58,7 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
         self.forceHandle = forceHandle
         self.controlHandle = controlHandle
         self.settings = settings
+        self.correction = correction
         self.live = live
         self.recorderFeed = recorderFeed
         self.control = control
@@ -77,7 +80,8 @@ final class PipelineService<Profile: DeviceProfile>: Service, CustomStringConver
     /// sink, then the end of the stream.
     private func consume() {
         var processor = ForceStreamProcessor(
-            profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings)
+            profile: profile, forceHandle: forceHandle, controlHandle: controlHandle, settings: settings,
+            correction: correction)
         var sink = PipelineSink(
             ring: ring, live: live, recorderFeed: recorderFeed, control: control, status: status,
             publishesLinkState: stateAtEnd != nil, activity: activity, liveness: liveness, delivery: delivery,

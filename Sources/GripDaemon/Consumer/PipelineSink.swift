@@ -70,6 +70,8 @@ struct PipelineSink: StreamSink {
 
     // HOT PATH: no allocation, lock, syscall or log
     mutating func consume(_ output: StreamOutput, hostMicros: Int64) {
+        // A board's cells reach the replay report only: watchers, the recorder and the store see the total (issue 43).
+        if case .cells = output { return }
         switch output {
         case .link(let up, let linkMicros):
             if publishesLinkState { deviceState = up ? "connected" : "disconnected" }

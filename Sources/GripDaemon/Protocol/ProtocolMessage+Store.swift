@@ -17,7 +17,8 @@ extension ProtocolMessage {
             avgKg: row.averageKilograms.map { Float($0) }, samples: row.sampleCount, efforts: row.effortCount,
             athlete: row.setup.athlete, grip: row.setup.grip, edgeMm: row.setup.edgeMillimetres,
             bodyWeightKg: row.setup.bodyWeightKilograms, protocol: row.setup.protocolNotation,
-            protocolMaxKg: row.setup.protocolMaxKilograms)
+            protocolMaxKg: row.setup.protocolMaxKilograms, correctionScale: row.correction?.scale,
+            correctionOffsetKg: row.correction?.offsetKilograms)
     }
 
     /// The `LABEL` reply (1.6): the recording as stored after the change.

@@ -32,7 +32,7 @@ enum ProtocolMessage {
     /// The line for one non-sample pipeline output, or nil for outputs clients do not see.
     static func event(_ output: StreamOutput) -> String? {
         switch output {
-        case .sample:
+        case .sample, .cells:
             nil
         case .segment(let event):
             segment(event)

@@ -117,7 +117,8 @@ final class BlueZSource: Service, CustomStringConvertible {
         client?.close()
     }
 
-    /// The configured address; else a device named with the prefix; else one advertising the profile's service.
+    /// The configured address; else a device named with the prefix (or one of the profile's exact names); else one
+    /// advertising the profile's service, unless that is a generic UART.
     /// One scan runs until one appears (no restarts, no polling: a daemon whose device is away sleeps); after
     /// `discoveryTimeout` without one, STATUS says so once, and the scan goes on.
     private func find(with client: BlueZClient) async throws(GripBlueZError) -> DeviceInfo {
@@ -125,9 +126,12 @@ final class BlueZSource: Service, CustomStringConvertible {
         if let address = configuration.address {
             criteria = [DeviceCriteria(address: address)]
         } else {
-            let namePrefix = configuration.namePrefix ?? profile.namePrefix
-            criteria = (namePrefix.map { [DeviceCriteria(namePrefix: $0)] } ?? [])
-                + [DeviceCriteria(serviceUUID: profile.serviceUUID)]
+            // A configured prefix replaces the profile's names; a generic UART's service identifies nothing.
+            var names: [DeviceCriteria] = []
+            if let prefix = configuration.namePrefix ?? profile.namePrefix { names.append(DeviceCriteria(namePrefix: prefix)) }
+            if configuration.namePrefix == nil { names += profile.exactNames.map { DeviceCriteria(name: $0) } }
+            let byService = profile.dataServiceIsShared ? [] : [DeviceCriteria(serviceUUID: profile.serviceUUID)]
+            criteria = names + byService
         }
         let notYet = GripBlueZError.deviceNotFound(
             criteria: DeviceCriteria.describe(anyOf: criteria), seconds: configuration.discoveryTimeout.seconds)

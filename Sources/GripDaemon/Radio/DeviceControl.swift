@@ -42,6 +42,9 @@ struct DeviceControl {
     private var streamingSinceMicros: Int64 = 0
     private var lastPeriodicMicros: Int64 = 0
     private var ticker: Task<Void, Never>?
+    /// The device lacks the profile's control point (a Mito, which streams once subscribed): no command is written
+    /// until the next link.
+    private var lacksControlPoint = false
 
     init(
         profile: any DeviceProfile, configuration: RadioConfiguration, sessionGapMicros: Int64, radio: RadioProducer,
@@ -154,9 +157,17 @@ struct DeviceControl {
     }
 
     private mutating func startMeasurement() async {
+        lacksControlPoint = false
         for command in profile.lifecycle.whenReady {
             // A failed START leaves the device as it was; a failed query does not stop streaming.
-            if await write(command) != nil && command == .startMeasurement { return }
+            let failure = await write(command)
+            if failure != nil && lacksControlPoint {
+                // A Progressor clone without the control point (Mito) notifies every reading once subscribed.
+                logger.info("Device has no control point; its stream counts as started", metadata: [
+                    "device.address": "\(address ?? "")", "device.control": "\(profile.controlCharacteristicUUID ?? "")"])
+                break
+            }
+            if failure != nil && command == .startMeasurement { return }
         }
         let now = DeviceConnection.hostMicros()
         streamingSinceMicros = now
@@ -202,16 +213,20 @@ struct DeviceControl {
 
     /// Writes a command to the control point (pushing it into the ring first).
     /// - Returns: nil on success, else what went wrong.
-    private func write(_ command: DeviceCommand) async -> String? {
+    private mutating func write(_ command: DeviceCommand) async -> String? {
         guard let connection, linkUp else { return DeviceRequests.noDeviceForTare }
         guard let bytes = profile.encode(command), let control = profile.controlCharacteristicUUID else {
             return "the \(profile.name) has no \(command) command"
         }
+        guard !lacksControlPoint else { return "this \(profile.name) has no control point: it takes no commands" }
         radio.pushWrite(bytes)
         do {
             try await connection.write(bytes, to: control)
             logger.debug("Device command written", metadata: ["device.command": "\(command)"])
             return nil
+        } catch .characteristicNotFound(_, let uuid) where uuid == control {
+            lacksControlPoint = true
+            return "this \(profile.name) has no control point: it takes no commands"
         } catch {
             logger.warning("Device command failed", metadata: [
                 "device.address": "\(address ?? "")", "device.command": "\(command)", "error": "\(error)"])

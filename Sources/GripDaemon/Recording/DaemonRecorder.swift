@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripEntitlements
 import GripStore
 import GripSystem
@@ -45,6 +46,8 @@ final class DaemonRecorder: Service, CustomStringConvertible {
         /// Stored with each recording.
         var device: String
         var profile: String
+        /// The sensor's correction the pipeline applies (`[device] scale`, `offset_kg`), stored with each recording.
+        var correction: ForceCorrection? = nil
         /// Called on the recorder's thread after each recording is saved (the sync service pushes then).
         var recordingSaved: @Sendable () -> Void = {}
     }

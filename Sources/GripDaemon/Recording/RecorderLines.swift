@@ -79,6 +79,7 @@ struct RecorderLines {
         ProtocolMessage.FinishedRecording(
             id: finished.id?.rawValue, explicit: finished.explicit, samples: samples, efforts: finished.efforts,
             maxKilograms: finished.maxKilograms, averageKilograms: finished.averageKilograms,
-            hand: finished.hand?.rawValue, label: finished.label)
+            hand: finished.hand?.rawValue, label: finished.label,
+            reason: finished.nothingRecorded ? ProtocolMessage.FinishedRecording.nothingRecorded : nil)
     }
 }

@@ -222,6 +222,8 @@ struct RecorderStateMachine {
         /// A finished row was committed.
         case committed(RecordingID)
         case commitFailed(RecordingID, String)
+        /// A finished row held no effort (no pull was seen): it was deleted, so it takes no slot of the free plan.
+        case discarded(RecordingID)
     }
 
     enum Input: Sendable, Equatable {
@@ -255,6 +257,8 @@ struct RecorderStateMachine {
         var averageKilograms: Float?
         /// A live-only view: its samples are the shell's view count.
         var liveView = false
+        /// Not saved because it held no effort (its row was deleted).
+        var nothingRecorded = false
     }
 
     /// What the row gets when it is finished.
@@ -729,11 +733,17 @@ struct RecorderStateMachine {
 
     private mutating func store(_ outcome: StoreOutcome, _ step: inout Step) {
         switch outcome {
-        case .committed, .commitFailed:
+        case .committed, .commitFailed, .discarded:
             guard let commit = step.commit else { return }
             step.commit = nil
             var reported = commit.finished
-            if case .commitFailed = outcome { reported.id = nil }
+            switch outcome {
+            case .commitFailed: reported.id = nil
+            case .discarded:
+                reported.id = nil
+                reported.nothingRecorded = true
+            default: break
+            }
             report(reported, to: commit.stops, &step)
             return
         case .started, .refused, .failed:

@@ -44,7 +44,8 @@ struct StoreWrites {
         do {
             let id = try store.beginRecording(
                 RecordingDraft(
-                    startedAt: startedAt, device: settings.device, profile: settings.profile, hand: hand, label: label),
+                    startedAt: startedAt, device: settings.device, profile: settings.profile, hand: hand, label: label,
+                    correction: settings.correction),
                 context: settings.access, now: Date())
             rowStarts[id] = (startedAt, startMicros)
             refusal = nil
@@ -96,6 +97,15 @@ struct StoreWrites {
         let summary = recording.map { RecordingSummaryValues($0, endedAt: endedAt) }
             ?? RecordingSummaryValues(endedAt: endedAt, maxKilograms: nil, averageKilograms: nil)
         let efforts = (recording?.efforts ?? []).enumerated().map { StoredEffort($0.element, index: $0.offset) }
+        if efforts.isEmpty {
+            // Started and stopped with no pull between (a RECORD then STOP, MQTT ON then OFF, Ctrl-C before the
+            // device answered): nothing worth keeping, and it must not take one of the free plan's slots.
+            discard(id)
+            logger.info(
+                "Recording discarded: no effort was seen",
+                metadata: ["recording.id": "\(id.rawValue)", "recording.samples": "\(storedSamples)"])
+            return .discarded(id)
+        }
         if let trouble, let writer {
             // Kept for the next retry: the row completes when the store accepts writes again.
             unfinished.append((writer, summary, efforts))

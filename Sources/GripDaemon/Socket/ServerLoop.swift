@@ -279,7 +279,8 @@ struct ServerLoop {
             device: DaemonMessage.StatusReply.Device(
                 source: snapshot.source, state: snapshot.deviceState, profile: snapshot.profile,
                 address: snapshot.deviceAddress, name: snapshot.deviceName, batteryMv: snapshot.batteryMillivolts,
-                problem: snapshot.deviceProblem),
+                problem: snapshot.deviceProblem, correctionScale: snapshot.correction?.scale,
+                correctionOffsetKg: snapshot.correction?.offsetKilograms),
             frames: DaemonMessage.StatusReply.Frames(
                 total: snapshot.frames.total, decoded: snapshot.frames.decoded, malformed: snapshot.frames.malformed,
                 dropped: snapshot.frames.dropped),

@@ -1,21 +1,24 @@
 import Crypto
 import Foundation
+import GripSystem
 import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Verifies App Store signed data (compact JWS, ES256, x5c chain) offline, without StoreKit.
 ///
-/// The checks, in order:
+/// The checks, in order; nothing the payload says is read before the signature and chain hold:
 /// 1. exactly three base64url parts; a JSON header with `alg == "ES256"` and exactly three `x5c` certificates
 ///    (`x5c[2]` is never read: trust comes only from ``Configuration/trustRoots``);
-/// 2. the payload's `signedDate` is at most ``maxClockSkew`` ahead of `now` (else a retryable chain failure);
-/// 3. leaf → intermediate → trusted root under RFC 5280 at the payload's `signedDate` (or `now` when it has
-///    none), with Apple's WWDR intermediate OID and receipt-signer leaf OID;
-/// 4. the raw 64-byte r‖s ES256 signature over `header.payload` with the leaf's P-256 key;
+/// 2. leaf → intermediate → trusted root under RFC 5280 at `now` (the verifier's own clock, never a date from the
+///    payload), with Apple's WWDR intermediate OID and receipt-signer leaf OID;
+/// 3. the raw 64-byte r‖s ES256 signature over `header.payload` with the leaf's P-256 key;
+/// 4. the payload's dates, each between 2000 and 2100, and its `signedDate` at most ``maxClockSkew`` ahead of
+///    `now` (else a retryable failure);
 /// 5. bundle id (transactions, notifications), app Apple ID (notifications in Production), environment.
 ///
 /// Xcode and LocalTesting data (one self-signed `x5c` certificate) fail step 1. No OCSP is done, so every
-/// failure is permanent except a signed date ahead of the device clock.
+/// failure is permanent except a clock that disagrees with the data: a `signedDate` ahead of `now`, or `now`
+/// before the certificates' validity (a Pi that booted without network time).
 public struct AppStoreVerifier: Sendable {
     /// What the verifier accepts.
     public struct Configuration: Hashable, Sendable {
@@ -95,12 +98,15 @@ public struct AppStoreVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - jws: The compact JWS text (surrounding whitespace is ignored).
-    ///   - now: The current time (use the clamped "robust now"); the chain is checked at `signedDate`, or at
-    ///     `now` when the payload has none.
+    ///   - now: The current time (use the clamped "robust now"); the chain is checked at it.
     /// - Returns: The verified, decoded transaction.
     /// - Throws: ``VerificationFailure`` with its category.
     public func verifyTransaction(_ jws: String, now: Date) async throws(VerificationFailure) -> Verified<TransactionPayload> {
-        let (token, signedDate) = try await verifySignature(jws, now: now)
+        try checkTransaction(try await verifySignature(jws, now: now))
+    }
+
+    private func checkTransaction(_ signed: SignedToken) throws(VerificationFailure) -> Verified<TransactionPayload> {
+        let (token, signedDate) = (signed.token, signed.signedDate)
         let payload: TransactionPayload = try decode(token)
         guard payload.bundleId == configuration.bundleId else {
             throw VerificationFailure(
@@ -119,7 +125,11 @@ public struct AppStoreVerifier: Sendable {
     /// - Returns: The verified, decoded renewal info.
     /// - Throws: ``VerificationFailure`` with its category.
     public func verifyRenewalInfo(_ jws: String, now: Date) async throws(VerificationFailure) -> Verified<RenewalInfoPayload> {
-        let (token, signedDate) = try await verifySignature(jws, now: now)
+        try checkRenewalInfo(try await verifySignature(jws, now: now))
+    }
+
+    private func checkRenewalInfo(_ signed: SignedToken) throws(VerificationFailure) -> Verified<RenewalInfoPayload> {
+        let (token, signedDate) = (signed.token, signed.signedDate)
         let payload: RenewalInfoPayload = try decode(token)
         try checkEnvironment(payload.environment, token)
         return Verified(payload: payload, payloadJSON: token.payloadJSON, signedDate: signedDate)
@@ -134,7 +144,11 @@ public struct AppStoreVerifier: Sendable {
     /// - Returns: The verified notification with its verified nested data.
     /// - Throws: ``VerificationFailure``; a nested failure keeps its category and names the field in its detail.
     public func verifyNotification(_ jws: String, now: Date) async throws(VerificationFailure) -> VerifiedNotification {
-        let (token, signedDate) = try await verifySignature(jws, now: now)
+        try await checkNotification(try await verifySignature(jws, now: now), now: now)
+    }
+
+    private func checkNotification(_ signed: SignedToken, now: Date) async throws(VerificationFailure) -> VerifiedNotification {
+        let (token, signedDate) = (signed.token, signed.signedDate)
         let payload: NotificationPayload = try decode(token)
         let identity = payload.appIdentity
         guard identity.bundleId == configuration.bundleId else {
@@ -206,19 +220,13 @@ public struct AppStoreVerifier: Sendable {
     }
 
     public func verify(_ jws: String, now: Date) async throws(VerificationFailure) -> VerifiedSignedData {
-        let token = try CompactJWS(jws)
-        let probe: PayloadProbe
-        do {
-            probe = try appStoreJSONDecoder().decode(PayloadProbe.self, from: token.payload)
-        } catch {
-            throw VerificationFailure(.format, "the JWS payload is not an App Store JSON object", payloadJSON: token.payloadJSON)
-        }
-        switch probe.kind {
-        case .transaction?: return .transaction(try await verifyTransaction(jws, now: now))
-        case .renewalInfo?: return .renewalInfo(try await verifyRenewalInfo(jws, now: now))
-        case .notification?: return .notification(try await verifyNotification(jws, now: now))
+        let signed = try await verifySignature(jws, now: now)
+        switch signed.probe.kind {
+        case .transaction?: return .transaction(try checkTransaction(signed))
+        case .renewalInfo?: return .renewalInfo(try checkRenewalInfo(signed))
+        case .notification?: return .notification(try await checkNotification(signed, now: now))
         case nil:
-            throw VerificationFailure(.format, "app transactions are not supported, only transactions, renewal info and notifications", payloadJSON: token.payloadJSON)
+            throw VerificationFailure(.format, "app transactions are not supported, only transactions, renewal info and notifications", payloadJSON: signed.token.payloadJSON)
         }
     }
 
@@ -228,7 +236,7 @@ public struct AppStoreVerifier: Sendable {
         do {
             return try appStoreJSONDecoder().decode(Payload.self, from: token.payload)
         } catch {
-            throw VerificationFailure(.format, "the payload does not decode as \(Payload.self): \(error)", payloadJSON: token.payloadJSON)
+            throw VerificationFailure(.format, "the payload does not decode as \(Payload.self): \(Self.reason(error))", payloadJSON: token.payloadJSON)
         }
     }
 
@@ -240,26 +248,26 @@ public struct AppStoreVerifier: Sendable {
         }
     }
 
-    /// Steps 1-4: format, signed date, chain, signature. Returns the parsed token and its signed date.
-    private func verifySignature(_ jws: String, now: Date) async throws(VerificationFailure) -> (CompactJWS, Date?) {
+    /// A token whose signature and chain held, with what its payload says about its date and kind.
+    private struct SignedToken {
+        var token: CompactJWS
+        var probe: PayloadProbe
+        var signedDate: Date? { probe.signedDate ?? probe.receiptCreationDate }
+    }
+
+    /// Steps 1-4: format, chain at `now`, signature, then the payload's dates. Returns the checked token.
+    private func verifySignature(_ jws: String, now: Date) async throws(VerificationFailure) -> SignedToken {
         let token = try CompactJWS(jws)
         let json = token.payloadJSON
-        let probe: PayloadProbe
-        do {
-            probe = try appStoreJSONDecoder().decode(PayloadProbe.self, from: token.payload)
-        } catch {
-            throw VerificationFailure(.format, "the JWS payload is not an App Store JSON object", payloadJSON: json)
-        }
-        let signedDate = probe.signedDate ?? probe.receiptCreationDate
 
         if !configuration.environment.isSignedByApple {
             // Only reachable when a test build set `allowsLocallySignedDataForTests` (see Configuration):
             // locally signed data has no chain to check, so it is decoded, never verified.
-            return (token, signedDate)
+            return try checkedDates(of: token, now: now)
         }
 
         guard token.header.alg == "ES256" else {
-            throw VerificationFailure(.format, "alg is \(token.header.alg.map { "\"\($0)\"" } ?? "missing"), only ES256 is accepted", payloadJSON: json)
+            throw VerificationFailure(.format, "alg is \(token.header.alg.map { $0.quotedForLog(limit: 16) } ?? "missing"), only ES256 is accepted", payloadJSON: json)
         }
         guard let x5c = token.header.x5c else {
             throw VerificationFailure(.format, "the header has no x5c certificate chain", payloadJSON: json)
@@ -267,14 +275,19 @@ public struct AppStoreVerifier: Sendable {
         guard x5c.count == 3 else {
             throw VerificationFailure(.format, "x5c has \(x5c.count) certificate\(x5c.count == 1 ? "" : "s"), App Store data has 3", payloadJSON: json)
         }
-        if let signedDate, signedDate > now.addingTimeInterval(Self.maxClockSkew) {
-            throw VerificationFailure(
-                .chain, "signedDate \(signedDate) is ahead of this device's clock (\(now)); check the system time",
-                isRetryable: true, payloadJSON: json)
-        }
         let leaf = try Self.certificate(x5c[0], name: "leaf", json)
         let intermediate = try Self.certificate(x5c[1], name: "intermediate", json)
-        if let failure = await Self.validateChain(leaf: leaf, intermediate: intermediate, roots: rootStore, at: signedDate ?? now) {
+        guard AppStoreDates.plausible.contains(now) else {
+            throw VerificationFailure(
+                .chain, "this device's clock reads \(now), not a date between 2000 and 2100; check the system time",
+                isRetryable: true, payloadJSON: json)
+        }
+        if let notYet = [leaf, intermediate].first(where: { now < $0.notValidBefore }) {
+            throw VerificationFailure(
+                .chain, "this device's clock (\(now)) is before the certificate \(notYet.subject) is valid (\(notYet.notValidBefore)); check the system time",
+                isRetryable: true, payloadJSON: json)
+        }
+        if let failure = await Self.validateChain(leaf: leaf, intermediate: intermediate, roots: rootStore, at: now) {
             throw failure.withPayload(json)
         }
         guard let key = P256.Signing.PublicKey(leaf.publicKey) else {
@@ -288,7 +301,37 @@ public struct AppStoreVerifier: Sendable {
         guard key.isValidSignature(signature, for: token.signingInput) else {
             throw VerificationFailure(.signature, "the ES256 signature does not match the header and payload", payloadJSON: json)
         }
-        return (token, signedDate)
+        return try checkedDates(of: token, now: now)
+    }
+
+    /// Step 4, on a token whose signature held: every date in range (the decoder's rule), `signedDate` not ahead.
+    private func checkedDates(of token: CompactJWS, now: Date) throws(VerificationFailure) -> SignedToken {
+        let probe: PayloadProbe
+        do {
+            probe = try appStoreJSONDecoder().decode(PayloadProbe.self, from: token.payload)
+        } catch {
+            throw VerificationFailure(.format, "the JWS payload is not an App Store JSON object: \(Self.reason(error))", payloadJSON: token.payloadJSON)
+        }
+        let signed = SignedToken(token: token, probe: probe)
+        if let signedDate = signed.signedDate, signedDate > now.addingTimeInterval(Self.maxClockSkew) {
+            throw VerificationFailure(
+                .chain, "signedDate \(signedDate) is ahead of this device's clock (\(now)); check the system time",
+                isRetryable: true, payloadJSON: token.payloadJSON)
+        }
+        return signed
+    }
+
+    /// A decoding error in one short line: the field's path and the reason.
+    private static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .keyNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
     }
 
     private static func certificate(_ base64: String, name: String, _ json: String) throws(VerificationFailure) -> Certificate {

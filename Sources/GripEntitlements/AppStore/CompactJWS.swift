@@ -57,14 +57,39 @@ struct CompactJWS: Sendable {
     }
 }
 
-/// The JSON decoder for App Store payloads: dates are (possibly fractional) milliseconds since 1970.
+/// The JSON decoder for App Store payloads: dates are (possibly fractional) milliseconds since 1970, and only
+/// dates within ``AppStoreDates/plausible`` decode (anything else is a format error, never a date that a later
+/// conversion to integers or to a certificate time could trap on).
 func appStoreJSONDecoder() -> JSONDecoder {
     let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .millisecondsSince1970
+    decoder.dateDecodingStrategy = .custom { decoder in
+        let container = try decoder.singleValueContainer()
+        let milliseconds = try container.decode(Double.self)
+        guard let date = AppStoreDates.date(milliseconds: milliseconds) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(milliseconds) ms since 1970 is not a date between 2000 and 2100")
+        }
+        return date
+    }
     return decoder
 }
 
-/// Reads just the fields needed before verification: the signed date and hints about the payload's kind.
+/// The range of dates griptrack believes in App Store data and in the clock it checks certificates at.
+enum AppStoreDates {
+    /// 2000-01-01 to 2100-01-01 (UTC): App Store signed data began in 2021, and certificates carry years that
+    /// swift-certificates can represent only within 0001-9999.
+    static let plausible: ClosedRange<Date> =
+        Date(timeIntervalSince1970: 946_684_800)...Date(timeIntervalSince1970: 4_102_444_800)
+
+    /// The date `milliseconds` after 1970, or `nil` when it is not finite or not within ``plausible``.
+    static func date(milliseconds: Double) -> Date? {
+        guard milliseconds.isFinite else { return nil }
+        let date = Date(timeIntervalSince1970: milliseconds / 1000)
+        return plausible.contains(date) ? date : nil
+    }
+}
+
+/// Reads the fields the verifier needs once the signature holds: the signed date and hints about the payload's kind.
 struct PayloadProbe: Decodable {
     var signedDate: Date?
     var receiptCreationDate: Date?

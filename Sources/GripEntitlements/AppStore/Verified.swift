@@ -1,4 +1,5 @@
 import Foundation
+import GripSystem
 
 /// A payload whose signature, certificate chain and app identity an ``AppStoreVerifier`` has checked.
 ///
@@ -73,5 +74,33 @@ public enum VerifiedSignedData: Hashable, Sendable {
     public func isTooOldToGrant(now: Date) -> Bool {
         guard let signedDate else { return true }
         return signedDate.addingTimeInterval(EntitlementPolicy.offlineGrace) <= now
+    }
+
+    /// Why this data may not be applied to the account whose UUID is `expected`: its transaction's
+    /// `appAccountToken` is missing or another account's. The one binding rule for `pro import` and for the
+    /// notifications a Pi pulls from its account's rows (docs/account.md, "Pro follows the account").
+    ///
+    /// Renewal info binds only through its `originalTransactionId` and is not checked, nor is a notification
+    /// without a transaction.
+    ///
+    /// - Parameters:
+    ///   - expected: The account's UUID (the app's `appAccountToken`).
+    ///   - source: Where `expected` came from, for the message (e.g. `app_store.account_token`).
+    /// - Returns: An `appIdentifier` failure naming both tokens, or `nil` when the data belongs to the account.
+    public func accountBindingFailure(expected: UUID, source: String) -> VerificationFailure? {
+        let transaction: (payload: TransactionPayload, json: String)?
+        switch self {
+        case .transaction(let value): transaction = (value.payload, value.payloadJSON)
+        case .notification(let value): transaction = value.transaction.map { ($0.payload, value.notification.payloadJSON) }
+        case .renewalInfo: transaction = nil
+        }
+        guard let transaction else { return nil }
+        let token = transaction.payload.appAccountToken.flatMap(UUID.init(uuidString:))
+        guard token != expected else { return nil }
+        return VerificationFailure(
+            .appIdentifier,
+            "appAccountToken \(transaction.payload.appAccountToken.map { $0.quotedForLog(limit: 40) } ?? "missing"), expected "
+                + "\"\(expected.uuidString.lowercased())\" (\(source))",
+            payloadJSON: transaction.json)
     }
 }

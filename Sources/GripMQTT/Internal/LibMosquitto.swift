@@ -24,13 +24,13 @@ final class LibMosquitto: @unchecked Sendable {
         let connected: @Sendable (Int32) -> Void
         let disconnected: @Sendable (Int32) -> Void
         let published: @Sendable (Int32) -> Void
-        let message: @Sendable (String, [UInt8]) -> Void
+        let message: @Sendable (String, [UInt8], Bool) -> Void
         /// libmosquitto's own error lines (`MOSQ_LOG_ERR`): the only place it says why a TLS handshake failed.
         let error: @Sendable (String) -> Void
 
         init(
             connected: @escaping @Sendable (Int32) -> Void, disconnected: @escaping @Sendable (Int32) -> Void,
-            published: @escaping @Sendable (Int32) -> Void, message: @escaping @Sendable (String, [UInt8]) -> Void,
+            published: @escaping @Sendable (Int32) -> Void, message: @escaping @Sendable (String, [UInt8], Bool) -> Void,
             error: @escaping @Sendable (String) -> Void
         ) {
             self.connected = connected
@@ -77,7 +77,7 @@ final class LibMosquitto: @unchecked Sendable {
             if count > 0, let bytes = message.pointee.payload {
                 payload = Array(UnsafeRawBufferPointer(start: bytes, count: count))
             }
-            events.message(topic, payload)
+            events.message(topic, payload, message.pointee.retain)
         }
     }
 
@@ -139,7 +139,14 @@ final class LibMosquitto: @unchecked Sendable {
     func disconnect() -> Int32 { mosquitto_disconnect(handle) }
 
     /// `mosquitto_strerror`.
-    static func describe(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
+    ///
+    /// libmosquitto 2.0.11 (Debian 12) has no text for some of its own codes: a broker that accepts the TCP connection
+    /// and never answers CONNECT ends in `MOSQ_ERR_KEEPALIVE` (19), whose text is "Unknown error.".
+    static func describe(_ code: Int32) -> String {
+        if code == 19 { return "the broker did not answer within the keepalive interval (no CONNACK, or silence after it)" }
+        let text = String(cString: mosquitto_strerror(code))
+        return text == "Unknown error." ? "libmosquitto error \(code)" : text
+    }
 
     /// `mosquitto_connack_string`: the broker's reason for refusing a connection.
     static func describeRefusal(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }

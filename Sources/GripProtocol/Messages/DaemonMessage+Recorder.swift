@@ -44,7 +44,7 @@ extension DaemonMessage {
         package init(finished: FinishedRecording) {
             self.init(
                 event: finished.event, id: finished.id, samples: finished.samples, efforts: finished.efforts,
-                explicit: finished.explicit, hand: finished.hand, label: finished.label)
+                explicit: finished.explicit, hand: finished.hand, label: finished.label, reason: finished.reason)
         }
 
         package func write(to fields: inout JSONLine) {
@@ -75,11 +75,18 @@ extension DaemonMessage {
         package var averageKilograms: Float?
         package var hand: String?
         package var label: String?
+        /// Why it was not saved, when that was not the client's choice (``nothingRecorded``).
+        package var reason: String?
+
+        /// The reason of a recording discarded because it held no effort.
+        package static let nothingRecorded =
+            "nothing was recorded: no pull seen, so no recording was stored and no slot of the free plan was used"
 
         package init(
             id: Int64?, explicit: Bool, samples: Int, efforts: Int, maxKilograms: Float?, averageKilograms: Float?,
-            hand: String?, label: String?
+            hand: String?, label: String?, reason: String? = nil
         ) {
+            self.reason = reason
             self.id = id
             self.explicit = explicit
             self.samples = samples
@@ -149,9 +156,15 @@ extension DaemonMessage {
         package var efforts: Int?
         package var maxKg: Float?
         package var avgKg: Float?
+        /// `discarded` for a reason other than `save: false` (1.6): e.g. no effort was seen.
+        package var reason: String?
 
-        package init(event: String, id: Int64? = nil, samples: Int? = nil, efforts: Int? = nil, maxKg: Float? = nil, avgKg: Float? = nil) {
+        package init(
+            event: String, id: Int64? = nil, samples: Int? = nil, efforts: Int? = nil, maxKg: Float? = nil,
+            avgKg: Float? = nil, reason: String? = nil
+        ) {
             self.event = event
+            self.reason = reason
             self.id = id
             self.samples = samples
             self.efforts = efforts
@@ -162,7 +175,7 @@ extension DaemonMessage {
         package init(finished: FinishedRecording) {
             self.init(
                 event: finished.event, id: finished.id, samples: finished.samples, efforts: finished.efforts,
-                maxKg: finished.maxKilograms, avgKg: finished.averageKilograms)
+                maxKg: finished.maxKilograms, avgKg: finished.averageKilograms, reason: finished.reason)
         }
 
         package func write(to fields: inout JSONLine) {
@@ -172,6 +185,7 @@ extension DaemonMessage {
             fields.add("efforts", efforts)
             fields.add("max_kg", maxKg)
             fields.add("avg_kg", avgKg)
+            fields.add("reason", reason)
         }
     }
 }

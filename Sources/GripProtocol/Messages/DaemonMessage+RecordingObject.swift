@@ -25,13 +25,16 @@ extension DaemonMessage {
         /// 1.8: the protocol the recording ran (notation), and the max its band was a percentage of.
         package var `protocol`: String?
         package var protocolMaxKg: Double?
+        /// 1.11: the sensor's correction the samples were corrected with (docs/calibration.md); absent = none.
+        package var correctionScale: Double?
+        package var correctionOffsetKg: Double?
 
         /// - Parameters: See the properties.
         package init(
             id: Int64, uuid: String, startedAt: Double, endedAt: Double?, device: String, profile: String,
             hand: String?, label: String?, state: String, maxKg: Float?, avgKg: Float?, samples: Int, efforts: Int,
             athlete: String?, grip: String?, edgeMm: Double?, bodyWeightKg: Double?, protocol: String?,
-            protocolMaxKg: Double?
+            protocolMaxKg: Double?, correctionScale: Double? = nil, correctionOffsetKg: Double? = nil
         ) {
             self.id = id
             self.uuid = uuid
@@ -52,6 +55,8 @@ extension DaemonMessage {
             self.bodyWeightKg = bodyWeightKg
             self.protocol = `protocol`
             self.protocolMaxKg = protocolMaxKg
+            self.correctionScale = correctionScale
+            self.correctionOffsetKg = correctionOffsetKg
         }
 
         package func write(to fields: inout JSONLine) {
@@ -74,6 +79,8 @@ extension DaemonMessage {
             fields.add("body_weight_kg", bodyWeightKg)
             fields.add("protocol", `protocol`)
             fields.add("protocol_max_kg", protocolMaxKg)
+            fields.add("correction_scale", correctionScale)
+            fields.add("correction_offset_kg", correctionOffsetKg)
         }
 
         /// The item `griptrack list --json` and `GET /api/recordings` print for it.
@@ -83,7 +90,7 @@ extension DaemonMessage {
                 endedAt: endedAt.map(Date.init(timeIntervalSince1970:)), device: device, profile: profile, hand: hand,
                 label: label, state: state, efforts: efforts, samples: samples, maxKg: maxKg, avgKg: avgKg,
                 athlete: athlete, grip: grip, edgeMm: edgeMm, bodyWeightKg: bodyWeightKg, protocol: `protocol`,
-                protocolMaxKg: protocolMaxKg)
+                protocolMaxKg: protocolMaxKg, correctionScale: correctionScale, correctionOffsetKg: correctionOffsetKg)
         }
     }
 

@@ -12,10 +12,14 @@ extension DaemonMessage {
             package var batteryMv: Int?
             /// Why the radio cannot reach the device, while that lasts.
             package var problem: String?
+            /// 1.11: the correction the daemon applies to this sensor's readings (`[device] scale`, `offset_kg`).
+            package var correctionScale: Double?
+            package var correctionOffsetKg: Double?
 
             package init(
                 source: String?, state: String?, profile: String?, address: String? = nil, name: String? = nil,
-                batteryMv: Int? = nil, problem: String? = nil
+                batteryMv: Int? = nil, problem: String? = nil, correctionScale: Double? = nil,
+                correctionOffsetKg: Double? = nil
             ) {
                 self.source = source
                 self.state = state
@@ -24,6 +28,8 @@ extension DaemonMessage {
                 self.name = name
                 self.batteryMv = batteryMv
                 self.problem = problem
+                self.correctionScale = correctionScale
+                self.correctionOffsetKg = correctionOffsetKg
             }
 
             package func write(to fields: inout JSONLine) {
@@ -34,6 +40,8 @@ extension DaemonMessage {
                 fields.add("name", name)
                 fields.add("battery_mv", batteryMv)
                 fields.add("problem", problem)
+                fields.add("correction_scale", correctionScale)
+                fields.add("correction_offset_kg", correctionOffsetKg)
             }
         }
 

@@ -17,6 +17,8 @@ public struct RecordingDraft: Sendable, Equatable {
     public var label: String?
     /// Athlete, grip, edge depth and body weight, as far as known.
     public var setup: RecordingSetup
+    /// The sensor's correction the samples will be corrected with, if any.
+    public var correction: ForceCorrection?
 
     /// Describes a recording about to start.
     ///
@@ -28,6 +30,7 @@ public struct RecordingDraft: Sendable, Equatable {
     ///   - hand: The hand used, if known.
     ///   - label: A free-text label, if any.
     ///   - setup: Athlete, grip, edge depth and body weight, as far as known.
+    ///   - correction: The sensor's correction, if any.
     public init(
         uuid: UUID = UUID(),
         startedAt: Date,
@@ -35,7 +38,8 @@ public struct RecordingDraft: Sendable, Equatable {
         profile: String,
         hand: Hand? = nil,
         label: String? = nil,
-        setup: RecordingSetup = RecordingSetup()
+        setup: RecordingSetup = RecordingSetup(),
+        correction: ForceCorrection? = nil
     ) {
         self.uuid = uuid
         self.startedAt = startedAt
@@ -44,5 +48,6 @@ public struct RecordingDraft: Sendable, Equatable {
         self.hand = hand
         self.label = label
         self.setup = setup
+        self.correction = correction
     }
 }

@@ -32,12 +32,14 @@ public struct RecordingRow: Sendable, Equatable, Identifiable {
     public var effortCount: Int
     /// Who pulled and on what: athlete, grip, edge depth, body weight (each absent until someone says).
     public var setup: RecordingSetup
+    /// The sensor's correction its samples were corrected with (docs/calibration.md); nil = read as decoded.
+    public var correction: ForceCorrection?
 
     /// Creates a row value (the store makes these; tests and mappers may too).
     public init(
         id: RecordingID, uuid: UUID, startedAt: Date, endedAt: Date?, device: String, profile: String,
         hand: Hand?, label: String?, state: RecordingState, maxKilograms: Double?, averageKilograms: Double?,
-        sampleCount: Int, effortCount: Int, setup: RecordingSetup = RecordingSetup()
+        sampleCount: Int, effortCount: Int, setup: RecordingSetup = RecordingSetup(), correction: ForceCorrection? = nil
     ) {
         self.id = id
         self.uuid = uuid
@@ -53,6 +55,7 @@ public struct RecordingRow: Sendable, Equatable, Identifiable {
         self.sampleCount = sampleCount
         self.effortCount = effortCount
         self.setup = setup
+        self.correction = correction
     }
 }
 

@@ -44,6 +44,10 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var protocolNotation: String?
     /// The max its target band was a percentage of, in kg (v9).
     var protocolMaxKilograms: Double?
+    /// The correction's scale the samples were corrected with (v10); nil = none.
+    var correctionScale: Double?
+    /// The correction's offset in kg (v10); nil exactly when the scale is.
+    var correctionOffsetKilograms: Double?
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -64,7 +68,8 @@ struct RecordingRecord: Codable, FetchableRecord, MutablePersistableRecord {
             averageKilograms: averageKilograms, sampleCount: sampleCount, effortCount: effortCount,
             setup: RecordingSetup(
                 athlete: athlete, grip: grip, edgeMillimetres: edgeMillimetres, bodyWeightKilograms: bodyWeightKilograms,
-                protocolNotation: protocolNotation, protocolMaxKilograms: protocolMaxKilograms)
+                protocolNotation: protocolNotation, protocolMaxKilograms: protocolMaxKilograms),
+            correction: ForceCorrection(storedScale: correctionScale, offsetKilograms: correctionOffsetKilograms)
         )
     }
 }

@@ -7,6 +7,8 @@ public enum StreamOutput: Sendable, Equatable {
     case sample(micros: Int64, kilograms: Float)
     /// An effort or recording opened or closed.
     case segment(SegmentEvent)
+    /// The load cells of the `.sample` just before, for a device with several (the Motherboard's left, centre, right).
+    case cells(CellForces)
     /// The device said something other than a sample (battery, version, low power, …).
     case device(DeviceEvent)
     /// The link to the device came up or went down (host µs).
@@ -32,12 +34,22 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
     public private(set) var lastSampleMicros: Int64?
     /// An explicit recording was asked for before any sample: it starts at the next sample.
     public private(set) var explicitStartPending = false
+    /// A person's own correction of this sensor (`[device] scale`, `offset_kg`), applied to every decoded force
+    /// before anything else sees it; nil = the readings as decoded.
+    public let correction: ForceCorrection?
     private var segmenter: EffortSegmenter
     public let profile: Profile
     private var decoder: Profile.Decoder
 
-    public init(profile: Profile, forceHandle: UInt16, controlHandle: UInt16?, settings: SegmenterSettings = .init()) {
+    /// Reports the device numbered and the host never received, for a device that numbers them (the Motherboard).
+    public var lostReports: Int? { decoder.lostReports }
+
+    public init(
+        profile: Profile, forceHandle: UInt16, controlHandle: UInt16?, settings: SegmenterSettings = .init(),
+        correction: ForceCorrection? = nil
+    ) {
         self.profile = profile
+        self.correction = correction
         self.forceHandle = forceHandle
         self.controlHandle = controlHandle
         decoder = profile.makeDecoder()
@@ -127,12 +139,15 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         // It holds no heap storage, so the copy costs nothing; the segmenter's buffers are never copied.
         var decoder = self.decoder
         var timeJumped = false
-        let outcome = unsafe decoder.decode(value, hostMicros: hostMicros) { sample in
-            guard let micros = clock.placeChecked(sample.deviceMicros, hostMicros: hostMicros) else {
+        let correction = self.correction
+        let outcome = unsafe decoder.decode(value, hostMicros: hostMicros) { decoded in
+            guard let micros = clock.placeChecked(decoded.deviceMicros, hostMicros: hostMicros) else {
                 timeJumped = true
                 return
             }
+            let sample = correction.map { decoded.corrected(by: $0) } ?? decoded
             output(.sample(micros: micros, kilograms: sample.kilograms))
+            if let cells = sample.cells { output(.cells(cells)) }
             lastSampleMicros = micros
             if explicitStartPending {
                 explicitStartPending = false
@@ -145,7 +160,7 @@ public struct ForceStreamProcessor<Profile: DeviceProfile>: Sendable {
         case .samples where timeJumped:
             // Counted once per frame, so `total` stays decoded + malformed; its other samples went through.
             counters.countRejection(.timeJump)
-        case .samples:
+        case .samples, .consumed:
             counters.countDecoded()
         case .event(let event):
             counters.countDecoded()

@@ -10,7 +10,7 @@ public struct FrameCounters: Sendable, Equatable {
     public internal(set) var decoded = 0
     /// Notifications the producer dropped because the ring was full (live sources only).
     public internal(set) var dropped = 0
-    private var rejections = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private var rejections = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     public init() {}
 
@@ -28,6 +28,9 @@ public struct FrameCounters: Sendable, Equatable {
             case .outOfRange: rejections.7
             case .implausibleStep: rejections.8
             case .timeJump: rejections.9
+            case .badChecksum: rejections.10
+            case .unframed: rejections.11
+            case .uncalibrated: rejections.12
             }
         }
         set {
@@ -42,6 +45,9 @@ public struct FrameCounters: Sendable, Equatable {
             case .outOfRange: rejections.7 = newValue
             case .implausibleStep: rejections.8 = newValue
             case .timeJump: rejections.9 = newValue
+            case .badChecksum: rejections.10 = newValue
+            case .unframed: rejections.11 = newValue
+            case .uncalibrated: rejections.12 = newValue
             }
         }
     }

@@ -37,6 +37,9 @@ public enum StreamConsumer {
     @_specialize(exported: false, where Profile == WeightScale)
     @_specialize(exported: false, where Profile == WeihengWHC06)
     @_specialize(exported: false, where Profile == FrezDyno)
+    @_specialize(exported: false, where Profile == CTS500)
+    @_specialize(exported: false, where Profile == Climbro)
+    @_specialize(exported: false, where Profile == GriptoniteMotherboard)
     private static func processBatch<Profile: DeviceProfile>(
         ring: NotificationRing, processor: inout ForceStreamProcessor<Profile>, knownDrops: inout Int,
         batch: inout StreamBatch, output: (StreamOutput, _ hostMicros: Int64) -> Void

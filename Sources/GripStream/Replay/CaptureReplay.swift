@@ -34,8 +34,10 @@ public struct ReplayOptions: Sendable {
 public enum ReplayError: Error, CustomStringConvertible, Sendable {
     /// The capture could not be read before a single record (missing file, bad header).
     case unreadable(CaptureError)
-    /// No handle in the capture carries frames of a supported device.
-    case noForceHandle(notifyingHandles: [UInt16], hasDiscovery: Bool)
+    /// No handle in the capture carries frames of a supported device: on none did a profile's decoder take
+    /// `ForceHandleChooser.minimumDecodedShare` of the notifications; `trials` says what each profile made of each
+    /// handle (of the `--handle` one only, when given).
+    case noForceHandle(notifyingHandles: [UInt16], hasDiscovery: Bool, trials: [HandleTrials])
     /// The capture is from a device whose forces need a calibration coefficient that was not given.
     case needsCalibration(device: String)
 
@@ -46,15 +48,23 @@ public enum ReplayError: Error, CustomStringConvertible, Sendable {
         case .needsCalibration(let device):
             return "the capture is from a \(device), whose raw ADC counts need its calibration coefficient: pass "
                 + "--calibration <kg per count> (the Frez app shows it)"
-        case .noForceHandle(let handles, _) where handles.isEmpty:
+        case .noForceHandle(let handles, _, _) where handles.isEmpty:
             return "the capture holds no notifications, so there is nothing to replay"
-        case .noForceHandle(let handles, let hasDiscovery):
+        case .noForceHandle(let handles, let hasDiscovery, let trials):
             let list = handles.map { hex($0) }.joined(separator: ", ")
             let discovery = hasDiscovery
                 ? "its GATT discovery shows no supported force device"
                 : "it has no GATT discovery to identify the force characteristic"
+            let share = Int((ForceHandleChooser.minimumDecodedShare * 100).rounded())
+            let tried = trials.isEmpty
+                ? "the handle given sent no notifications"
+                : trials.map { handle in
+                    "on \(hex(handle.handle)) (\(handle.notifications) notifications) "
+                        + handle.trials.map(\.summary).joined(separator: ", ")
+                }.joined(separator: "; ")
             return "no notifying handle (\(list)) carries frames of a supported device and \(discovery); "
-                + "if this is a force device, pass --handle 0xNNNN to choose one"
+                + "a profile is chosen when its decoder takes at least \(share) % of a handle's notifications, and "
+                + "none did (\(tried)); if this is a force device, pass --handle 0xNNNN to choose one"
         }
     }
 }
@@ -85,16 +95,16 @@ public enum CaptureReplay {
         // two: once an entry is there, `verdict.choice` is final. Without a choice the only entry is the end.
         ring.waitForData()
         guard let choice = verdict.choice else {
-            throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false)
+            throw verdict.failure ?? .noForceHandle(notifyingHandles: [], hasDiscovery: false, trials: [])
         }
         let profile = choice.profile.calibrated(options.calibration)
-        let (counters, clock) = consume(
+        let (counters, clock, lostReports) = consume(
             ring: ring, profile: profile, choice: choice, settings: options.settings, sink: &sink)
         // Read to the end all the same, so the reader thread finishes; without a coefficient nothing decoded.
         guard !profile.lacksCalibration else { throw .needsCalibration(device: profile.name) }
         return ReplayOutcome(
             profile: profile, forceHandle: choice.handle, source: choice.source, counters: counters, clock: clock,
-            capture: verdict.outcome)
+            lostReports: lostReports, capture: verdict.outcome)
     }
 
     /// The consumer, once the profile is known: `StreamConsumer` (one copy per profile there) until the end of
@@ -102,11 +112,11 @@ public enum CaptureReplay {
     private static func consume<Profile: DeviceProfile, Sink: StreamSink>(
         ring: NotificationRing, profile: Profile, choice: ForceHandleChoice, settings: SegmenterSettings,
         sink: inout Sink
-    ) -> (FrameCounters, DeviceClock) {
+    ) -> (FrameCounters, DeviceClock, Int?) {
         var processor = ForceStreamProcessor(
             profile: profile, forceHandle: choice.handle, controlHandle: choice.controlHandle, settings: settings)
         StreamConsumer.run(ring: ring, processor: &processor, sink: &sink)
-        return (processor.counters, processor.clock)
+        return (processor.counters, processor.clock, processor.lostReports)
     }
 
     /// The producer: reads the file once, choosing the force handle on the way (events are held back until the
@@ -157,7 +167,9 @@ private struct ReplayProducer {
             if chosen {
                 unsafe push(kind, handle, micros, value)
             } else {
-                if kind == .notification { unsafe chooser.observeNotification(handle: handle, value: value) }
+                if kind == .notification {
+                    unsafe chooser.observeNotification(handle: handle, hostMicros: micros, value: value)
+                }
                 unsafe held.append(RingInput(kind: kind, handle: handle, hostMicros: micros, value: Array(value)))
             }
         }
@@ -175,7 +187,8 @@ private struct ReplayProducer {
             if !chosen {
                 verdict.failure = outcome.error.flatMap { chooser.sawNotifications ? nil : .unreadable($0) }
                     ?? .noForceHandle(
-                        notifyingHandles: chooser.notifyingHandles, hasDiscovery: !outcome.summary.gatt.isEmpty)
+                        notifyingHandles: chooser.notifyingHandles, hasDiscovery: !outcome.summary.gatt.isEmpty,
+                        trials: chooser.refusalTrials)
             }
         }
         verdict.outcome = outcome

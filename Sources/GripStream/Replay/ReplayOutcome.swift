@@ -11,6 +11,8 @@ public struct ReplayOutcome: Sendable {
     /// The processor's frame counters and device clock at the end of the stream.
     package var counters: FrameCounters
     package var clock: DeviceClock
+    /// Reports the device numbered and the capture lacks (the Motherboard's sample number); nil for other devices.
+    package var lostReports: Int?
     /// How reading the capture ended (nil only if the producer never said, which it always does before the end).
     package var capture: CaptureReadOutcome?
 }

@@ -43,6 +43,12 @@ const griptrack = {
   },
 
   kg(value) { return value === undefined || value === null ? "–" : value.toFixed(1); },
+  // How long ago, for a stale figure: "12 s", "3 min", "2 h".
+  age(seconds) {
+    if (seconds < 120) return `${Math.floor(seconds)} s`;
+    if (seconds < 7200) return `${Math.floor(seconds / 60)} min`;
+    return `${Math.floor(seconds / 3600)} h`;
+  },
   seconds(value) { return value === undefined || value === null ? "–" : value.toFixed(2); },
   // A date as the API writes it: ISO 8601 text (/api/recordings, as `list --json`) or seconds since 1970 (the daemon's
   // lines that /api/recordings/{id} forwards).
@@ -59,10 +65,18 @@ const griptrack = {
     ].filter((part) => part !== null && part !== undefined && part !== "").join(" · ");
   },
 
+  // A table cell, named after its column (data-label, which the card layout of a narrow screen shows above it).
   cell(row, text, attributes) {
     const cell = row.insertCell();
     cell.textContent = text;
+    griptrack.label(cell);
     for (const [key, value] of Object.entries(attributes || {})) cell.setAttribute(key, value);
     return cell;
+  },
+
+  label(cell) {
+    const table = cell.closest("table");
+    const head = table && table.tHead && table.tHead.rows[0] ? table.tHead.rows[0].cells[cell.cellIndex] : null;
+    if (head) cell.dataset.label = head.textContent;
   },
 };

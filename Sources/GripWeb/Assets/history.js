@@ -24,7 +24,9 @@ const historyPage = {
       const link = document.createElement("a");
       link.href = `/history?id=${recording.id}`;
       link.textContent = String(recording.id);
-      row.insertCell().append(link);
+      const cell = row.insertCell();
+      cell.append(link);
+      griptrack.label(cell);
       griptrack.cell(row, griptrack.date(recording.started_at));
       const length = recording.ended_at ? (new Date(recording.ended_at) - new Date(recording.started_at)) / 1000 : null;
       griptrack.cell(row, length === null ? "–" : `${Math.round(length)} s`);

@@ -1,9 +1,11 @@
 // The live page: force and peak in large type, the last 30 s as a scrolling canvas trace, efforts as they end,
 // device and recorder state, (role record) start/stop/tare, and a training protocol run (training.js). Fed by
-// /api/events (Server-Sent Events).
+// /api/events (Server-Sent Events). When samples stop for more than STALE_S, or the link or the daemon goes, the
+// readout and trace are greyed with the reason and the age of the last sample (docs/web.md, "Staleness").
 "use strict";
 
 const WINDOW_S = 30;
+const STALE_S = 2;
 
 // The force trace. Two stacked canvases: the grid is drawn only when the scale or size changes; the trace canvas
 // is shifted left by the time that passed and only the new segment is drawn on it, once per animation frame and
@@ -22,6 +24,7 @@ class Trace {
     this.drawMs = 0;
     this.scheduled = false;
     this.band = null;           // [low, high] kg shaded behind the trace (a protocol's target band), or null
+    this.labels = [];           // the axis labels the grid drew last ("20 kg", "−10 s", "now"), for tests
     new ResizeObserver(() => this.resize()).observe(trace);
     this.resize();
   }
@@ -83,31 +86,59 @@ class Trace {
   }
 
   x(t) { return this.canvas.width - (this.end - t) / WINDOW_S * this.canvas.width; }
-  y(kg) { return this.canvas.height - Math.max(0, kg) / this.top * this.canvas.height; }
+  // 0 kg sits above the time axis' strip at the bottom.
+  axisHeight() { return 18 * (window.devicePixelRatio || 1); }
+  y(kg) {
+    const plot = this.canvas.height - this.axisHeight();
+    return plot - Math.max(0, kg) / this.top * plot;
+  }
 
+  // The grid: a line and a label in kg every 5, 10 or 20 kg, a line every 10 s with the time before now along the
+  // bottom, and the band.
   drawGrid() {
     const context = this.grid.getContext("2d");
     const style = getComputedStyle(document.documentElement);
-    context.clearRect(0, 0, this.grid.width, this.grid.height);
+    const ratio = window.devicePixelRatio || 1;
+    const width = this.grid.width, plot = this.grid.height - this.axisHeight();
+    const y = (kg) => plot - kg / this.top * plot;
+    context.clearRect(0, 0, width, this.grid.height);
     if (this.band) {
       context.fillStyle = style.getPropertyValue("--band");
-      const high = this.grid.height - this.band[1] / this.top * this.grid.height;
-      const low = this.grid.height - this.band[0] / this.top * this.grid.height;
-      context.fillRect(0, high, this.grid.width, low - high);
+      context.fillRect(0, y(this.band[1]), width, y(this.band[0]) - y(this.band[1]));
     }
     context.strokeStyle = style.getPropertyValue("--grid");
     context.fillStyle = style.getPropertyValue("--muted");
-    context.font = `${12 * (window.devicePixelRatio || 1)}px system-ui`;
+    context.font = `${12 * ratio}px system-ui`;
     context.lineWidth = 1;
-    const step = this.top > 60 ? 20 : this.top > 25 ? 10 : 5;
-    for (let kg = step; kg < this.top; kg += step) {
-      const y = Math.round(this.grid.height - kg / this.top * this.grid.height) + 0.5;
+    this.labels = [];
+    const label = (text, x, at, align) => {
+      context.textAlign = align;
+      context.fillText(text, x, at);
+      this.labels.push(text);
+    };
+    const line = (x0, y0, x1, y1) => {
       context.beginPath();
-      context.moveTo(0, y);
-      context.lineTo(this.grid.width, y);
+      context.moveTo(x0, y0);
+      context.lineTo(x1, y1);
       context.stroke();
-      context.fillText(`${kg}`, 4, y - 3);
+    };
+    line(0, Math.round(plot) + 0.5, width, Math.round(plot) + 0.5);
+    // 5, 10 or 20 kg as before up to 100 kg; then the smallest of 50, 100, 200, 500… that leaves at most 5 lines.
+    const step = this.top > 60 ? [20, 50, 100, 200, 500, 1000, 2000, 5000].find((each) => this.top / each <= 5) || 10000
+      : this.top > 25 ? 10 : 5;
+    for (let kg = step; kg < this.top; kg += step) {
+      const at = Math.round(y(kg)) + 0.5;
+      line(0, at, width, at);
+      label(`${kg} kg`, 4 * ratio, at - 3 * ratio, "left");
     }
+    const base = this.grid.height - 5 * ratio;
+    for (let seconds = 10; seconds < WINDOW_S; seconds += 10) {
+      const x = Math.round(width - seconds / WINDOW_S * width) + 0.5;
+      line(x, 0, x, plot);
+      label(`\u2212${seconds} s`, x, base, "center");
+    }
+    label(`\u2212${WINDOW_S} s`, 4 * ratio, base, "left");
+    label("now", width - 4 * ratio, base, "right");
   }
 
   draw() {
@@ -151,12 +182,30 @@ class Trace {
   }
 }
 
+// Device states with the link down (DEVICE `state`, STATUS `device.state`), and what the page says for each when
+// samples stop; any other state with no samples for STALE_S is "no samples".
+const DEVICE_REASONS = {
+  disconnected: "link lost", searching: "link lost — searching for the device", connecting: "link lost — connecting",
+  stopped: "device asleep", ended: "replay ended", idle: "no device",
+};
+
 const live = {
   trace: null,
   peak: null,
   source: null,
   wakeLock: null,
   role: "watch",
+  streamOpen: false,      // the event stream is open (its last event was `open`, not `error`)
+  daemonAnswers: true,    // the last /api/status call got an answer
+  deviceState: null,      // the device's state as STATUS or the last DEVICE line said
+  deviceDownAt: null,     // when (performance.now()) a DEVICE line said the link went down
+  lastSampleAt: null,     // when (performance.now()) the last SAMPLES line came
+  streamFailed: false,    // the event stream's last event was an error
+  connectedAt: null,      // when (performance.now()) the stream was asked for, or last opened
+  stale: null,            // why the figures are stale ("link lost"), or null while samples flow
+  staleAt: null,          // when they went stale (performance.now()), for tests
+  polling: false,         // a STATUS request for the reason is due or under way
+  polled: false,          // one was made since the figures went stale
 
   async start() {
     live.trace = new Trace(document.getElementById("grid"), document.getElementById("trace"));
@@ -168,6 +217,7 @@ const live = {
     training.setup(session);
     await live.refreshStatus();
     live.connect();
+    setInterval(live.checkFreshness, 500);
     document.addEventListener("visibilitychange", () => live.keepAwake());
   },
 
@@ -175,14 +225,33 @@ const live = {
     if (live.source) live.source.close();
     const source = new EventSource("/api/events");
     live.source = source;
-    source.addEventListener("open", () => { live.setLink("live", "live"); griptrack.notice(""); live.keepAwake(); });
+    live.streamOpen = false;
+    live.connectedAt = performance.now();
+    source.addEventListener("open", () => {
+      live.streamOpen = true;
+      live.streamFailed = false;
+      live.connectedAt = performance.now();
+      live.daemonAnswers = true;
+      griptrack.notice("");
+      live.keepAwake();
+      live.refreshStatus();
+      live.checkFreshness();
+    });
     source.addEventListener("error", async () => {
-      live.setLink("lost", "reconnecting…");
+      if (source !== live.source) return;
+      live.streamOpen = false;
+      live.streamFailed = true;
+      live.checkFreshness();
       if (source.readyState === EventSource.CLOSED) {
         // A refused stream (revoked, daemon gone) is not retried by the browser: find out why, then try again.
-        const session = await griptrack.loadSession().catch(() => null);
-        if (session) setTimeout(live.connect, 2000);
-        else live.setLink("lost", "not paired");
+        const session = await griptrack.loadSession().catch(() => undefined);
+        if (session === null) {
+          live.source = null;
+          live.setStale(null, null);
+          live.setLink("lost", "not paired");
+        } else {
+          setTimeout(live.connect, 2000);
+        }
       }
     });
     source.addEventListener("SAMPLES", (event) => live.samples(JSON.parse(event.data)));
@@ -194,16 +263,31 @@ const live = {
 
   samples(line) {
     if (!line.kg.length) return;
+    live.lastSampleAt = performance.now();
     live.trace.add(line.t, line.kg);
     training.samples(line);
     const current = line.kg[line.kg.length - 1];
     const force = document.getElementById("force");
     force.textContent = griptrack.kg(current);
     force.dataset.kg = String(current);
+    live.showBand(current);
     for (const kg of line.kg) if (live.peak === null || kg > live.peak) live.peak = kg;
     const peak = document.getElementById("peak");
     peak.textContent = griptrack.kg(live.peak);
     peak.dataset.kg = String(live.peak);
+    if (live.stale) live.checkFreshness();
+  },
+
+  // The force against the band while a protocol's hang is on: below, in or above, as a colour, an arrow and a word.
+  showBand(kg) {
+    const band = training.activeBand();
+    const where = band === null ? "" : kg < band[0] ? "below" : kg > band[1] ? "above" : "in";
+    const force = document.getElementById("force");
+    if (force.dataset.band === where) return;
+    force.dataset.band = where;
+    const cue = document.getElementById("band-cue");
+    cue.dataset.band = where;
+    cue.textContent = { below: "▲ below band", in: "● in band", above: "▼ above band" }[where] || "";
   },
 
   effort(line) {
@@ -232,18 +316,30 @@ const live = {
     if (line.event === "battery" && line.battery_mv) {
       document.getElementById("battery").textContent = `battery ${(line.battery_mv / 1000).toFixed(2)} V`;
     } else if (line.state) {
-      document.getElementById("device").textContent = [line.state, line.name].filter(Boolean).join(" · ");
-    } else if (line.event) {
-      document.getElementById("device").textContent = line.event;
+      live.setDevice(line.state, [line.state, line.name].filter(Boolean).join(" · "));
+    } else if (line.event === "connected" || line.event === "disconnected") {
+      live.setDevice(line.event, line.event);
+    } else if (line.event === "low_power") {
+      document.getElementById("battery").textContent = "battery low";
     }
+    // firmware, identifier and response lines say nothing about the link: the device line keeps its state.
+  },
+
+  setDevice(state, text) {
+    if (state in DEVICE_REASONS && !(live.deviceState in DEVICE_REASONS)) live.deviceDownAt = performance.now();
+    live.deviceState = state;
+    const element = document.getElementById("device");
+    element.textContent = text;
+    element.dataset.state = state;
+    live.checkFreshness();
   },
 
   async refreshStatus() {
     try {
       const status = await griptrack.api("/api/status");
+      live.daemonAnswers = true;
       const device = status.device || {};
-      document.getElementById("device").textContent =
-        [device.state, device.name || device.profile].filter(Boolean).join(" · ");
+      live.setDevice(device.state || "", [device.state, device.name || device.profile].filter(Boolean).join(" · "));
       if (device.battery_mv) {
         document.getElementById("battery").textContent = `battery ${(device.battery_mv / 1000).toFixed(2)} V`;
       }
@@ -265,7 +361,76 @@ const live = {
       live.updateButtons(recorder);
     } catch (error) {
       if (error.status === 401) griptrack.loadSession();
+      // No answer, or the web app's "griptrackd does not answer" (503).
+      else if (error.status === undefined || error.status === 503) live.daemonAnswers = false;
+      live.checkFreshness();
     }
+  },
+
+  // Whether the figures are current, every 500 ms and at every change of the stream, the link or the daemon. Stale:
+  // the event stream failed (daemon unreachable), or a DEVICE line or STATUS said the link is down and no sample
+  // came since, or no sample came for STALE_S (a new stream gets STALE_S for its first). While stale, STATUS is asked
+  // every 2 s for the reason (a replay's end or a device that stopped measuring send no line, and a daemon that
+  // answers no STATUS is unreachable).
+  checkFreshness() {
+    if (!live.source) return;
+    const now = performance.now();
+    const age = live.lastSampleAt === null ? null : (now - live.lastSampleAt) / 1000;
+    const down = live.deviceState in DEVICE_REASONS &&
+      (live.lastSampleAt === null || live.deviceDownAt === null || live.lastSampleAt <= live.deviceDownAt);
+    const waited = (now - (live.lastSampleAt ?? live.connectedAt)) / 1000 > STALE_S;
+    let reason = null;
+    if (!live.streamOpen) reason = live.streamFailed || waited ? "daemon unreachable" : null;
+    else if (down) reason = DEVICE_REASONS[live.deviceState];
+    else if (waited) reason = live.daemonAnswers ? "no samples" : "daemon unreachable";
+    live.setStale(reason, age);
+    if (reason && !live.polling) {
+      live.polling = true;
+      setTimeout(async () => {
+        await live.refreshStatus();
+        live.polling = false;
+      }, live.polled ? 2000 : 0);
+      live.polled = true;
+    }
+    if (!reason) live.polled = false;
+  },
+
+  setStale(reason, age) {
+    const readout = document.querySelector(".readout");
+    const chart = document.querySelector(".chart");
+    const line = document.getElementById("stale");
+    if (!reason) {
+      if (live.stale !== null || document.getElementById("link").dataset.state !== "live") {
+        live.stale = null;
+        live.staleAt = null;
+        delete readout.dataset.stale;
+        delete chart.dataset.stale;
+        line.hidden = true;
+        line.dataset.reason = "";
+        if (live.lastSampleAt !== null) live.setLink("live", "live");
+        else if (live.streamOpen) live.setLink("connecting", "waiting for samples…");
+        training.fresh();
+      }
+      return;
+    }
+    if (live.stale === null) live.staleAt = performance.now();
+    live.stale = reason;
+    readout.dataset.stale = reason;
+    chart.dataset.stale = reason;
+    const when = age === null ? "no sample yet" : `last sample ${griptrack.age(age)} ago`;
+    const text = `${reason} — ${when}`;
+    if (line.textContent !== text) line.textContent = text;
+    line.dataset.reason = reason;
+    line.hidden = false;
+    live.setLink(reason === "daemon unreachable" ? "lost" : "stale", reason);
+    if (reason === "daemon unreachable") {
+      const device = document.getElementById("device");
+      device.textContent = "unknown (daemon unreachable)";
+      device.dataset.state = "";
+      document.getElementById("recording").textContent = "unknown (daemon unreachable)";
+      live.deviceState = null;
+    }
+    training.pause(text);
   },
 
   enableControls() {
@@ -309,6 +474,7 @@ const live = {
 
   setLink(state, text) {
     const element = document.getElementById("link");
+    if (element.dataset.state === state && element.textContent === text) return;
     element.dataset.state = state;
     element.textContent = text;
   },

@@ -1,12 +1,15 @@
 // Training on the live page (docs/web.md, "Training"): a protocol planned by the server's engine
 // (/api/protocols/plan), followed on the stream's own clock (the SAMPLES times), with the phase, rep and set, the
 // target band on the graph, beeps and spoken cues, and an end-of-set summary of the efforts matched to the reps by
-// the rule of `griptrack show --protocol` (RepMatcher). The live page calls samples() and effort() as lines arrive.
+// the rule of `griptrack show --protocol` (RepMatcher). The live page calls samples() and effort() as lines arrive,
+// and pause() and fresh() as its figures go stale and current again: a run whose samples stop pauses with a banner
+// and goes on from where it stopped when they return (the run's own clock, "run time", is the stream's minus the
+// time it was paused).
 "use strict";
 
 const training = {
   plan: null,          // the server's plan of the protocol chosen, or null
-  run: null,           // the run under way: {startT, efforts, phaseIndex, spoken, recording, trace}
+  run: null,           // the run under way: {startT, epochs, efforts, phaseIndex, spoken, recording, trace, paused}
   lastT: null,         // the newest stream time seen (s)
   audio: null,         // the AudioContext, made on the click that starts a run (browsers want a gesture)
   role: "watch",
@@ -103,7 +106,9 @@ const training = {
     training.sound();
     training.run = {
       startT: training.lastT, efforts: [], phaseIndex: -1, spoken: null, recording: null, trace: { t: [], kg: [] },
+      epochs: training.lastT === null ? [] : [{ from: -Infinity, startT: training.lastT }], paused: null,
     };
+    document.getElementById("training").dataset.running = "true";
     document.getElementById("summaries").replaceChildren();
     document.getElementById("run").hidden = false;
     document.getElementById("run-start").disabled = true;
@@ -112,6 +117,7 @@ const training = {
     training.showBand();
     if (training.run.startT === null) training.show("waiting", "waiting for the device's samples", null);
     else training.tick();
+    if (live.stale) training.pause(document.getElementById("stale").textContent);
     if (training.records()) {
       const plan = training.plan;
       const hand = plan.alternate ? "both" : plan.first_hand;
@@ -137,6 +143,9 @@ const training = {
     const run = training.run;
     if (!run) return;
     training.run = null;
+    training.banner("");
+    live.showBand(0);
+    delete document.getElementById("training").dataset.running;
     training.render(run, true);
     document.getElementById("phase").dataset.phase = "ended";
     document.getElementById("phase").textContent = "ENDED";
@@ -149,20 +158,82 @@ const training = {
   samples(line) {
     if (!line.t.length) return;
     training.lastT = line.t[line.t.length - 1];
-    if (!training.run) return;
-    if (training.run.startT === null) training.run.startT = line.t[0];
-    training.keep(training.run.trace, line);
+    const run = training.run;
+    if (!run) return;
+    if (run.startT === null) {
+      run.startT = line.t[0];
+      run.epochs.push({ from: -Infinity, startT: run.startT });
+    } else if (run.paused) {
+      // Samples again: the run goes on from the run time it paused at, whatever the stream's clock did meanwhile.
+      run.startT = line.t[0] - run.paused.elapsed;
+      run.epochs.push({ from: line.t[0], startT: run.startT });
+      run.paused = null;
+      training.banner("");
+    }
+    training.keep(run, line);
     training.tick();
   },
 
-  // The run's recent samples, for time in band: the longest a rep can last (10 min) and a margin, as two flat
-  // arrays; older ones are dropped in bulk.
-  keep(trace, line) {
+  // Run time (s from the run's start, pauses left out) of a stream time: by the start in force when it was sampled.
+  runTime(run, t) {
+    for (let index = run.epochs.length - 1; index >= 0; index--) {
+      if (run.epochs[index].from <= t) return t - run.epochs[index].startT;
+    }
+    return t - run.startT;
+  },
+
+  // Where the run stands now, in run time.
+  elapsed(run) { return training.lastT - run.startT; },
+
+  // The band in kg while a hang is on and the run not paused (the live force is coloured against it), else null.
+  activeBand() {
+    const run = training.run;
+    if (!run || run.paused || run.phaseIndex < 0 || run.startT === null) return null;
+    return training.plan.phases[run.phaseIndex].phase === "hang" ? training.bandKg() : null;
+  },
+
+  // The live figures went stale (text: the reason and the age of the last sample): the run pauses where it is, with a
+  // banner, unless it is over. Called again every half second while they stay stale, for the age.
+  pause(text) {
+    const run = training.run;
+    if (!run) return;
+    const phase = run.phaseIndex >= 0 ? training.plan.phases[run.phaseIndex] : null;
+    if (phase && phase.phase === "done") return;
+    if (run.startT === null) return training.banner(`Waiting for the device's samples: ${text}.`);
+    if (!run.paused) {
+      const elapsed = training.elapsed(run);
+      const left = phase && phase.to_s !== undefined ? Math.max(0, Math.ceil(phase.to_s - elapsed)) : null;
+      const word = phase ? { countdown: "GET READY", hang: "HANG", rest: "REST" }[phase.phase] : "the start";
+      run.paused = { elapsed, at: left === null ? word : `${word} ${left} s` };
+      const element = document.getElementById("phase");
+      element.dataset.phase = "paused";
+      element.textContent = "PAUSED";
+      live.showBand(0);
+      if ("speechSynthesis" in window) window.speechSynthesis.cancel();
+    }
+    training.banner(`Run paused at ${run.paused.at}: ${text}. It goes on from there when samples return; End run ends it.`);
+  },
+
+  // The live figures are current again (the run itself resumed at the first sample).
+  fresh() {
+    if (training.run && !training.run.paused && training.run.startT !== null) training.banner("");
+  },
+
+  banner(text) {
+    const element = document.getElementById("run-banner");
+    if (element.textContent !== text) element.textContent = text;
+    element.hidden = !text;
+  },
+
+  // The run's recent samples in run time, for time in band: the longest a rep can last (10 min) and a margin, as two
+  // flat arrays; older ones are dropped in bulk.
+  keep(run, line) {
+    const trace = run.trace;
     for (let index = 0; index < line.t.length; index++) {
-      trace.t.push(line.t[index]);
+      trace.t.push(line.t[index] - run.startT);
       trace.kg.push(line.kg[index]);
     }
-    const horizon = training.lastT - 660;
+    const horizon = training.elapsed(run) - 660;
     let cut = 0;
     while (cut < trace.t.length && trace.t[cut] < horizon) cut++;
     if (cut > 4096) {
@@ -187,21 +258,24 @@ const training = {
   },
 
   effort(line) {
-    if (line.event !== "end" || !training.run || training.run.startT === null) return;
+    const run = training.run;
+    if (line.event !== "end" || !run || run.startT === null) return;
     // Efforts from before the run belong to no rep (RepMatcher counts from the first pull of the run).
-    if (line.start < training.run.startT) return;
+    const start = training.runTime(run, line.start);
+    if (start < 0) return;
+    const end = start + (line.end - line.start);
     // Time in band over the planned hang (the effort's own length without one), as `show --protocol` counts it.
     const band = training.bandKg();
-    const span = training.plan.work_s ?? (line.end - line.start);
-    const inBand = band ? training.inBand(training.run.trace, line.start, span, band) : null;
-    training.run.efforts.push({ start: line.start, end: line.end, peak_kg: line.peak_kg, mean_kg: line.mean_kg, in_band: inBand });
-    training.render(training.run, false);
+    const span = training.plan.work_s ?? (end - start);
+    const inBand = band ? training.inBand(run.trace, start, span, band) : null;
+    run.efforts.push({ start, end, peak_kg: line.peak_kg, mean_kg: line.mean_kg, in_band: inBand });
+    training.render(run, false);
   },
 
   // Where the run stands at the newest stream time: the phase the plan says, the cues a phase change rings.
   tick() {
     const run = training.run, plan = training.plan;
-    const elapsed = training.lastT - run.startT;
+    const elapsed = training.elapsed(run);
     let index = 0;
     while (index + 1 < plan.phases.length && plan.phases[index + 1].from_s <= elapsed) index++;
     const phase = plan.phases[index];
@@ -305,10 +379,11 @@ const training = {
   match(run, ended) {
     const plan = training.plan;
     const tolerance = plan.start_tolerance_s;
-    const now = training.lastT;
+    // In run time, as the efforts are.
+    const now = run.startT === null ? 0 : training.elapsed(run);
     const efforts = run.efforts;
     // Before the first pull the schedule anchors the windows (for pending only: a pull then anchors as RepMatcher's).
-    let anchor = efforts.length ? { planned: 0, actual: efforts[0].start } : { planned: 0, actual: run.startT + plan.countdown_s };
+    let anchor = efforts.length ? { planned: 0, actual: efforts[0].start } : { planned: 0, actual: plan.countdown_s };
     let next = 0;
     return plan.planned.map((rep) => {
       const expected = anchor.actual + (rep.start_s - anchor.planned);

@@ -14,8 +14,11 @@ public enum DeviceEvent: Sendable, Equatable {
 
 /// What decoding one frame produced.
 public enum FrameOutcome: Sendable, Equatable {
-    /// The frame carried this many samples, all handed to the sample callback.
+    /// The frame carried this many samples (at least one), all handed to the sample callback.
     case samples(Int)
+    /// The frame was taken and holds nothing to report: a piece of a frame still to come (a byte-stream device's),
+    /// an acknowledgement, a response griptrack does not use (a clone's vendor answer, a calibration line).
+    case consumed
     /// The frame carried a non-sample message.
     case event(DeviceEvent)
     /// The frame was rejected; nothing was emitted.
@@ -25,4 +28,8 @@ public enum FrameOutcome: Sendable, Equatable {
 /// A command written to the device's control point.
 public enum DeviceCommand: String, Sendable, CaseIterable, Codable {
     case tare, startMeasurement, stopMeasurement, battery, version, identifier, sleep
+    /// Sets the device's sampling rate to the one its profile names (the CTS500's A/D rate).
+    case sampleRate
+    /// Asks the device for its own calibration table (the Motherboard's `C`).
+    case readCalibration
 }

@@ -25,6 +25,15 @@ public enum FrameRejection: String, CaseIterable, Sendable, Codable, Comparable 
     /// A sample stamped further ahead of the previous one than the time that passed on the host explains (a
     /// corrupted device time, docs/segmentation.md); the frame's other samples are kept.
     case timeJump = "time_jump"
+    /// A checksummed frame of a byte-stream device (the CTS500) whose checksum does not match its bytes; the stream
+    /// resynchronises on the next header, and the notification's other frames are dropped with it.
+    case badChecksum = "bad_checksum"
+    /// Bytes of a byte-stream device that belong to no frame or line: a capture that starts inside one, a lost
+    /// notification's remainder, a line longer than any the device sends, bytes before a Climbro's first marker.
+    case unframed
+    /// A reading that needs the device's own calibration table before it is a force, seen before the table was read
+    /// (a Motherboard data line before its `C` answer).
+    case uncalibrated
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -15,8 +15,12 @@ public protocol DeviceProfile: Sendable {
 
     /// The GATT service holding the data characteristic, lower-case canonical 128-bit UUID string.
     var serviceUUID: String { get }
-    /// Advertised local names start with this, e.g. "Progressor"; nil for a standard service any maker may use.
+    /// Advertised local names start with this, e.g. "Progressor"; nil for a standard service any maker may use, or
+    /// for a device known by ``exactNames``.
     var namePrefix: String? { get }
+    /// Names the device advertises exactly (the CTS500's `CTS500` and `CTS-300`), for a device whose name is all
+    /// that tells it from other products on the same generic UART; empty when ``namePrefix`` decides.
+    var exactNames: [String] { get }
     /// The advertisement's manufacturer-data company id, for devices recognised (or read) by it.
     var manufacturerID: UInt16? { get }
 
@@ -32,6 +36,10 @@ public protocol DeviceProfile: Sendable {
     var controlCharacteristicUUID: String? { get }
     /// Whether the control characteristic sits in ``serviceUUID`` (else it is looked up on the whole device).
     var controlSharesDataService: Bool { get }
+    /// Whether the data characteristic belongs to a generic UART that other products use too (HM-10's `FFE1`, the
+    /// Nordic UART, Microchip's Transparent UART): then only the name identifies the device, and a capture's
+    /// discovery showing the characteristic does not (replay judges the frames instead).
+    var dataServiceIsShared: Bool { get }
 
     // MARK: Lifecycle
 
@@ -50,6 +58,10 @@ public protocol DeviceProfile: Sendable {
     /// The forces (kg) this device can report; its decoder refuses any other value, and an import of samples said to
     /// come from it refuses them too (`docs/devices.md`, "Plausibility").
     var measurementRangeKg: ClosedRange<Float> { get }
+    /// The step between two values the device can report (kg), when it is coarse enough to matter: a device that
+    /// reports whole kilograms (Climbro) has 1, and metrics that time a rise (RFD, time to peak) are refused for it
+    /// (`docs/metrics.md`, "What each figure needs"); 0 for a device whose values are finer than any metric needs.
+    var resolutionKg: Float { get }
 
     // MARK: Per-device calibration
 
@@ -64,6 +76,14 @@ public protocol DeviceProfile: Sendable {
 extension DeviceProfile {
     public var manufacturerID: UInt16? { nil }
     public var controlSharesDataService: Bool { true }
+    public var exactNames: [String] { [] }
+    public var resolutionKg: Float { 0 }
+    /// Whether an advertised or cached name is this device's: one of ``exactNames``, or one starting with
+    /// ``namePrefix``.
+    public func matchesName(_ name: String) -> Bool {
+        exactNames.contains(name) || (namePrefix.map { name.hasPrefix($0) } ?? false)
+    }
+    public var dataServiceIsShared: Bool { false }
     public func calibrated(_ coefficient: Double?) -> any DeviceProfile { self }
     public var lacksCalibration: Bool { false }
 }
@@ -132,6 +152,14 @@ public protocol FrameDecoder: Sendable {
 
     /// Tells the decoder which command was last written, so a generic command response can be interpreted.
     mutating func noteCommandSent(_ command: DeviceCommand)
+
+    /// Reports the device numbered and the host never received (the Motherboard's sample number), since the decoder
+    /// began; nil for a device whose frames carry no such count.
+    var lostReports: Int? { get }
+}
+
+extension FrameDecoder {
+    public var lostReports: Int? { nil }
 }
 
 /// The table of supported devices.
@@ -141,7 +169,8 @@ public enum DeviceProfiles {
     /// `StreamConsumer.processBatch` (GripStream/Pipeline/StreamConsumer.swift; without, it runs the generic loop,
     /// which asks the Swift runtime for metadata on every sample).
     public static let all: [any DeviceProfile] = [
-        TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(), WeihengWHC06(), FrezDyno(),
+        TindeqProgressor(), PitchSixForceBoard(), Entralpi(), WeightScale(), WeihengWHC06(), FrezDyno(), CTS500(), Climbro(),
+        GriptoniteMotherboard(),
     ]
 
     /// The company ids of devices that send their data in advertisements: only those adverts reach a pipeline.

@@ -1,4 +1,8 @@
-/// The Tindeq Progressor, the reference device (protocol: `docs/devices.md`).
+/// The Tindeq Progressor, the reference device (protocol: `docs/devices.md`), and the open-hardware clones that
+/// speak its protocol (Hangman, Crimpdeq, Mito, BigBanger: `ProgressorClone`, docs/devices.md "Progressor clones"):
+/// any name starting `Progressor` (the bare one too) matches without the service in the advertisement; commands stay
+/// one byte (BigBanger ignores the two-byte form); device time may start anywhere (Mito: µs since boot); Crimpdeq's
+/// codes 0x05/0x06 are known and ignored; a device without the control point (Mito) streams once subscribed.
 ///
 /// Data frames are TLV: `code u8 | length u8 | payload`. Weight frames (code 0x01) carry N ≥ 1 samples of
 /// `float32 LE kg ‖ u32 LE µs since START`; 0x02/0x03 (RFD modes) use the same sample layout; 0x00 is a command
@@ -37,9 +41,11 @@ public struct TindeqProgressor: DeviceProfile {
         case sleep = 0x6E, battery = 0x6F, identifier = 0x70, version = 0x6B
     }
 
-    /// Response codes in byte 0 of a data frame.
+    /// Response codes in byte 0 of a data frame. 0x05 and 0x06 are Crimpdeq's answers to its calibration commands
+    /// (f32 factor; f32 raw and f32 kg), which griptrack never sends: known, and ignored.
     enum ResponseCode: UInt8 {
         case commandResponse = 0x00, weight = 0x01, rfdPeak = 0x02, rfdPeakSeries = 0x03, lowPowerWarning = 0x04
+        case calibrationFactor = 0x05, calibrationPoint = 0x06
     }
 
     private static let opcodes: [(DeviceCommand, Opcode)] = [
@@ -104,6 +110,9 @@ public struct ProgressorDecoder: FrameDecoder {
             return .event(commandResponse(frame, payloadLength: length))
         case .lowPowerWarning:
             return .event(.lowPowerWarning)
+        case .calibrationFactor, .calibrationPoint:
+            // A clone's vendor answer (Crimpdeq), to another client's command: decoded, nothing to report.
+            return .consumed
         case nil:
             return .rejected(.unknownCode)
         }

@@ -34,7 +34,7 @@ extension Griptrack.Admin.Account {
             do {
                 credentials = try await options.database().createAccount(name)
             } catch let error as SyncError {
-                throw SyncSetup.exit(error)
+                throw SyncSetup.exit(error, operator: true)
             }
             if options.json {
                 try printJSON(credentials)

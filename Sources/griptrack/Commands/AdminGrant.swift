@@ -75,7 +75,7 @@ enum AdminStatement {
         do {
             try await database.publish(statement, signed: signed)
         } catch {
-            throw SyncSetup.exit(error)
+            throw SyncSetup.exit(error, operator: true)
         }
         if options.json {
             try printJSON(AdminStatementJSON(statement))

@@ -47,7 +47,7 @@ extension Griptrack.Admin.OfferCodes {
             do {
                 result = try await options.database().importOfferCodes(codes, offer: offer, expires: expires.date)
             } catch let error as SyncError {
-                throw SyncSetup.exit(error)
+                throw SyncSetup.exit(error, operator: true)
             }
             if options.json {
                 try printJSON(["read": codes.count, "added": result.added, "awarded": result.awarded])

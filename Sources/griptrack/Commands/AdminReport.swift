@@ -20,7 +20,7 @@ extension Griptrack.Admin {
             do {
                 lines = try await options.database().report()
             } catch let error as SyncError {
-                throw SyncSetup.exit(error)
+                throw SyncSetup.exit(error, operator: true)
             }
             if options.json {
                 try printJSON(["accounts": lines])

@@ -12,7 +12,9 @@ extension Griptrack {
             discussion: """
                 Lists every device bluetoothd exports: address, name, signal strength (RSSI, only known while \
                 scanning) and whether griptrack supports it (by name, else advertised service): the device's \
-                profile, the identifier to put in [device] profile, and how it sends data (notify, indicate). \
+                profile, the identifier to put in [device] profile, and how it sends data (notify, indicate); for \
+                the Progressor protocol, which device the name shows (a Tindeq, or the Hangman, Crimpdeq, Mito or \
+                BigBanger clone under its default name). \
                 --scan SECONDS \
                 scans first, which also finds devices bluetoothd has not seen yet. Exits 4 when bluetoothd is not \
                 running or the adapter is missing or off.
@@ -70,6 +72,7 @@ extension Griptrack {
                 let rssi = device.rssi.map { "\($0) dBm" } ?? "—"
                 text += device.address.rightPadded(19) + rssi.rightPadded(10) + (device.name ?? "—").rightPadded(nameWidth)
                     + "  " + (device.profileName.map { "\($0) (\(device.profile ?? ""), \(device.transport ?? ""))" } ?? "no")
+                    + (device.variant.map { ": \($0)" } ?? "")
                     + (device.connected ? " connected" : "") + "\n"
             }
             let others = Set(sorted.compactMap(\.profile)).subtracting(["progressor"]).sorted()
@@ -96,6 +99,8 @@ struct ListedDevice: Encodable, Equatable {
     var profileName: String?
     /// How the profile's device sends data: `notify`, `indicate` or `advertisement`.
     var transport: String?
+    /// Which Progressor-protocol device the name shows (a Tindeq or a clone: `ProgressorClone`); nil for others.
+    var variant: String?
     var connected: Bool
     var serviceUuids: [String]
 
@@ -108,6 +113,8 @@ struct ListedDevice: Encodable, Equatable {
         self.profile = profile?.identifier
         profileName = profile?.name
         transport = profile?.transport.rawValue
+        variant = profile?.identifier == TindeqProgressor().identifier
+            ? ProgressorClone.identify(name: device.name)?.name : nil
         connected = device.connected
         serviceUuids = device.serviceUUIDs
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GripSystem
 import GripAnalysis
 import GripImport
 
@@ -108,6 +109,10 @@ enum ImportInput {
     }
 
     private static func handle(_ path: String) throws -> FileHandle {
+        // A FIFO or a device would block `open` (or the first read) until something writes to it.
+        guard FileKind(path: path) == .regular else {
+            throw Failure.unreadable("cannot read \(path): not a regular file (a FIFO, socket or device); export the data to a file")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw Failure.unreadable("cannot read \(path): permission denied or not a regular file")
         }

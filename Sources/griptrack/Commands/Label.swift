@@ -39,7 +39,7 @@ extension Griptrack {
             valueName: "protocol"))
         var protocolText: String?
 
-        @Option(name: .customLong("max-kg"), help: ArgumentHelp(
+        @Option(name: .customLong("max-kg"), parsing: .unconditional, help: ArgumentHelp(
             "The athlete's max the protocol's target band is a percentage of (kg).", valueName: "kg"))
         var maxKg: Double?
 
@@ -56,9 +56,7 @@ extension Griptrack {
             if let protocolText, !protocolText.isEmpty, let configured = ProtocolOption.configured(common) {
                 _ = try ProtocolOption.parse(protocolText, configured: configured)
             }
-            if let maxKg, !RecordingDescription.protocolMaxRange.contains(maxKg) {
-                throw ValidationError("--max-kg \(maxKg) kg is outside 1–500 kg.")
-            }
+            try MaxKgOption.check(maxKg)
             let protocolGiven = protocolText != nil || maxKg != nil
             if bodyWeightFromHang != nil {
                 if setup.bodyWeightKilograms != nil {

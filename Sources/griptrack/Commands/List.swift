@@ -160,7 +160,8 @@ extension ListJSON.Item {
             state: row.state.rawValue, efforts: row.effortCount, samples: row.sampleCount,
             maxKg: jsonKg(row.maxKilograms), avgKg: jsonKg(row.averageKilograms), athlete: row.setup.athlete,
             grip: row.setup.grip, edgeMm: row.setup.edgeMillimetres, bodyWeightKg: row.setup.bodyWeightKilograms,
-            protocol: row.setup.protocolNotation, protocolMaxKg: row.setup.protocolMaxKilograms)
+            protocol: row.setup.protocolNotation, protocolMaxKg: row.setup.protocolMaxKilograms,
+            correctionScale: row.correction?.scale, correctionOffsetKg: row.correction?.offsetKilograms)
     }
 }
 

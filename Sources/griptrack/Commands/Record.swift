@@ -36,7 +36,7 @@ extension Griptrack {
             valueName: "protocol"))
         var protocolText: String?
 
-        @Option(name: .customLong("max-kg"), help: ArgumentHelp(
+        @Option(name: .customLong("max-kg"), parsing: .unconditional, help: ArgumentHelp(
             "The athlete's max for this hand and grip (kg): the protocol's target band is a percentage of it.",
             discussion: "Default: the best recording max stored for --athlete, --hand and --grip, named when the run starts.",
             valueName: "kg"))
@@ -63,8 +63,9 @@ extension Griptrack {
             valueName: "file"))
         var replay: String?
 
-        @Option(help: ArgumentHelp("Replay speed with --replay: capture time ÷ factor (1 = realtime).", valueName: "factor"))
-        var speed: Double?
+        @Option(help: ArgumentHelp(
+            "Replay speed with --replay: realtime, or a factor such as 10 (capture time ÷ factor).", valueName: "factor"))
+        var speed: SpeedOption?
 
         @Flag(help: "Connect to the device through BlueZ from this command, without griptrackd.")
         var direct = false
@@ -87,7 +88,9 @@ extension Griptrack {
             }
             if device != nil && !direct { throw ValidationError("--device needs --direct.") }
             if speed != nil && replay == nil { throw ValidationError("--speed needs --replay FILE.") }
-            if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a number above 0, e.g. 10.") }
+            if case .max = speed?.value {
+                throw ValidationError("--speed max is `griptrack replay`'s; griptrackd plays a capture at a pace: give realtime or a factor such as 10.")
+            }
             if let duration, !(duration > 0 && duration.isFinite) {
                 throw ValidationError("--duration must be a number of seconds above 0, e.g. 60.")
             }
@@ -98,11 +101,7 @@ extension Griptrack {
             if let protocolText, let configured = ProtocolOption.configured(common) {
                 _ = try ProtocolOption.parse(protocolText, configured: configured)
             }
-            if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
-            // Stored with the recording: the range the store keeps, said before the recording rather than after it.
-            if let maxKg, !RecordingDescription.protocolMaxRange.contains(maxKg) {
-                throw ValidationError("--max-kg \(maxKg) kg is outside 1–500 kg.")
-            }
+            try MaxKgOption.check(maxKg)
             if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
             if speak == true && protocolText == nil { throw ValidationError("--speak speaks a protocol's cues; add --protocol.") }
         }
@@ -125,7 +124,7 @@ extension Griptrack {
             let local: InProcessDaemon?
             if let replay {
                 local = try Self.startLocal(
-                    .replay(path: replay, speed: speed ?? 1), config: config, database: common.databasePath)
+                    .replay(path: replay, speed: speed?.factor ?? 1), config: config, database: common.databasePath)
             } else if direct {
                 local = try Self.startLocal(.direct(address: device), config: config, database: common.databasePath)
             } else {
@@ -261,7 +260,7 @@ extension Griptrack {
                 throw CLIExit.invalidInput.fail("no capture at \(path). Check the path (`griptrack replay FILE` reads the same files).")
             }
             do {
-                return try InProcessDaemon { configuration in
+                return try InProcessDaemon { configuration, _ in
                     configuration.databasePath = database
                     switch source {
                     case .replay(let path, let speed):
@@ -283,6 +282,7 @@ extension Griptrack {
         static func summary(_ end: RecordEnd, state: RecordState) -> String {
             let saved: Bool
             let id: Int64?
+            var reason: String?
             var efforts: Int?
             var maxKg: Double?
             var averageKg: Double?
@@ -290,13 +290,18 @@ extension Griptrack {
             case .stopped(let reply):
                 saved = reply.event == "saved"
                 id = reply.id
+                reason = reply.reason
                 efforts = reply.efforts
                 maxKg = reply.maxKg.map(Double.init)
                 averageKg = reply.avgKg.map(Double.init)
             case .endedByDaemon(let report):
                 saved = report.event == "saved"
                 id = report.id
+                reason = report.reason
                 efforts = report.efforts
+            }
+            if !saved, let reason {
+                return "Not saved: \(reason)."
             }
             let count = efforts ?? state.efforts.count
             if maxKg == nil, count == state.efforts.count {
@@ -313,5 +318,8 @@ extension Griptrack {
 }
 
 /// `--hand left|right`: the recording's hand, read from the command line.
-extension Hand: ExpressibleByArgument {}
+extension Hand: ExpressibleByArgument {
+    /// `Left`, `LEFT` and `left` alike: people type the words as they say them.
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
 

@@ -191,6 +191,12 @@ struct SpeedOption: ExpressibleByArgument {
 
     static var allValueStrings: [String] { ["max", "realtime", "<factor>"] }
 
+    /// The factor, or nil for `max`.
+    var factor: Double? {
+        if case .factor(let factor) = value { return factor }
+        return nil
+    }
+
     /// What `--help` shows as the default: the word a user types, not the Swift value.
     var defaultValueDescription: String {
         switch value {

@@ -10,14 +10,14 @@ struct SetupOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The grip, e.g. \"half crimp\", open, pinch (one line).", valueName: "grip"))
     var grip: String?
 
-    @Option(name: .customLong("edge-mm"), help: ArgumentHelp("The edge depth in millimetres (1–100).", valueName: "mm"))
+    @Option(name: .customLong("edge-mm"), parsing: .unconditional, help: ArgumentHelp("The edge depth in millimetres (1–100).", valueName: "mm"))
     var edgeMillimetres: Double?
 
     @Option(help: ArgumentHelp(
         "Who pulled: a name, for a station several people share (one line).", valueName: "name"))
     var athlete: String?
 
-    @Option(name: .customLong("body-weight-kg"), help: ArgumentHelp(
+    @Option(name: .customLong("body-weight-kg"), parsing: .unconditional, help: ArgumentHelp(
         "The athlete's body weight in kg (15–250): figures as % of body weight need it.", valueName: "kg"))
     var bodyWeightKilograms: Double?
 
@@ -47,5 +47,18 @@ struct SetupOptions: ParsableArguments {
             }
             throw ValidationError(option + problem.dropFirst(field.count) + ".")
         }
+    }
+}
+
+/// `--max-kg`, the athlete's max a protocol's band is a percentage of: one check for `record`, `show` and `label`,
+/// the range the store keeps (`RecordingDescription.protocolMaxRange`), said before anything runs. Parsed
+/// unconditionally, so `--max-kg -20` reaches this check instead of reading as a missing value and an option `-2`.
+enum MaxKgOption {
+    static func check(_ value: Double?) throws {
+        guard let value, !RecordingDescription.protocolMaxRange.contains(value) else { return }
+        let range = RecordingDescription.protocolMaxRange
+        throw ValidationError(
+            "--max-kg \(Format.kg(value)) is outside \(Int(range.lowerBound))–\(Int(range.upperBound)) kg: "
+                + "give the athlete's max for this hand and grip, e.g. 42.5.")
     }
 }

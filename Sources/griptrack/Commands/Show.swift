@@ -50,7 +50,7 @@ extension Griptrack {
             valueName: "protocol"))
         var protocolText: String?
 
-        @Option(name: .customLong("max-kg"), help: ArgumentHelp(
+        @Option(name: .customLong("max-kg"), parsing: .unconditional, help: ArgumentHelp(
             "The athlete's max for this hand and grip (kg): a protocol's target band is a percentage of it.",
             valueName: "kg"))
         var maxKg: Double?
@@ -68,7 +68,7 @@ extension Griptrack {
 
         func validate() throws {
             if ProtocolOption.configured(common) != nil { _ = try training }
-            if let maxKg, !(maxKg > 0 && maxKg.isFinite) { throw ValidationError("--max-kg must be a force above 0 kg, e.g. 42.5.") }
+            try MaxKgOption.check(maxKg)
             if maxKg != nil && protocolText == nil { throw ValidationError("--max-kg sets a protocol's band; add --protocol.") }
         }
 
@@ -78,10 +78,16 @@ extension Griptrack {
                 return
             }
             let library = try LibraryChoice.open(common: common, socket: place)
-            if svg != nil { try library.plan().requirePro("The SVG chart (`griptrack show --svg`)") }
+            // The chart is Pro, the recording is not: on the free plan the rest is shown and the chart refused alone
+            // (exit 3 after the output).
+            var chartRefusal: (any Error)?
+            if svg != nil {
+                do { try library.plan().requirePro("The SVG chart (`griptrack show --svg`)") } catch { chartRefusal = error }
+            }
+            let chart = chartRefusal == nil ? svg : nil
             let (row, efforts) = try library.show(try id.requireLocal())
             let samples = try library.samples(of: row.id)
-            try writeChart(name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples)
+            try writeChart(to: chart, name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples)
             // An imported test: the app's own figures beside griptrack's.
             let imported = try library.importComparison(of: row, efforts: efforts, samples: samples)
             let scored = try scoredProtocol(row)
@@ -108,6 +114,7 @@ extension Griptrack {
                 json.endurance = hold
                 json.protocolMatch = matched
                 try printJSON(json)
+                if let chartRefusal { throw chartRefusal }
                 return
             }
             print(Self.text(name: "Recording \(row.id)", row: row, efforts: efforts, samples: samples, plot: !noPlot),
@@ -116,7 +123,8 @@ extension Griptrack {
             if let hold { print("\n" + hold.text, terminator: "") }
             if let matched { print("\n" + matched.text, terminator: "") }
             if let imported { print("\n" + imported.text, terminator: "") }
-            if let svg { print("Chart written to \(svg)") }
+            if let chart { print("Chart written to \(chart)") }
+            if let chartRefusal { throw chartRefusal }
         }
 
         /// The protocol to score: `--protocol` (with `--max-kg`) when given, else the one stored with the recording
@@ -142,7 +150,7 @@ extension Griptrack {
                 id, common: common, what: "`griptrack show --everywhere`")
             let row = detail.recording.localRow
             let name = "Recording \(detail.recording.shortID) from \(detail.recording.deviceName)"
-            try writeChart(name: name, row: row, efforts: detail.efforts, samples: detail.samples)
+            try writeChart(to: svg, name: name, row: row, efforts: detail.efforts, samples: detail.samples)
             if common.json {
                 try printJSON(ShowEverywhereJSON(detail))
                 return
@@ -162,7 +170,7 @@ extension Griptrack {
         }
 
         private func writeChart(
-            name: String, row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]
+            to svg: String?, name: String, row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]
         ) throws {
             guard let svg else { return }
             let chart = ForceChartSVG(
@@ -182,23 +190,28 @@ extension Griptrack {
             let length = row.endedAt.map { Format.duration($0.timeIntervalSince(row.startedAt)) } ?? "still recording"
             lines.append("\(name): \(Format.second(row.startedAt)), \(length), \(row.profile) (\(row.device))")
             if let who = Format.who(row) { lines.append(who) }
+            if let correction = row.correction {
+                lines.append("Corrected \(Format.correction(correction)) (the sensor's calibration; raw = (kg − offset) ÷ scale)")
+            }
             var summary = "\(efforts.count) effort\(efforts.count == 1 ? "" : "s"), max \(Format.kg(row.maxKilograms)), "
                 + "average \(Format.kg(row.averageKilograms)), \(row.sampleCount) samples"
             if row.state != .complete { summary += ", \(row.state.rawValue)" }
             lines.append(summary)
-            let figures = TestFigures(efforts: efforts, samples: samples, bodyWeightKg: row.setup.bodyWeightKilograms)
+            let figures = TestFigures(
+                efforts: efforts, samples: samples, bodyWeightKg: row.setup.bodyWeightKilograms, profile: row.profile)
             if let text = figures.text { lines.append(text) }
             if !efforts.isEmpty {
                 let origin = samples.first?.micros ?? efforts[0].startMicros
                 lines.append("")
                 lines.append("   #   start    dur     peak     mean  to peak   RFD 20–80   impulse")
                 for effort in efforts {
-                    let rfd = effort.rfdKilogramsPerSecond.map { String(format: "%.1f kg/s", $0) } ?? "—"
+                    let timed = figures.timingLeftOut == nil
+                    let rfd = effort.rfdKilogramsPerSecond.flatMap { timed ? String(format: "%.1f kg/s", $0) : nil } ?? "—"
                     var line = String(effort.index + 1).leftPadded(4)
                     line += String(format: " %6.1f s %5.1f s", Double(effort.startMicros - origin) / 1e6,
                                    Double(effort.durationMicros) / 1e6)
                     line += Format.kg(effort.peakKilograms).leftPadded(9) + Format.kg(effort.meanKilograms).leftPadded(9)
-                    line += String(format: " %6.2f s", Double(effort.timeToPeakMicros) / 1e6)
+                    line += timed ? String(format: " %6.2f s", Double(effort.timeToPeakMicros) / 1e6) : "      —  "
                     line += rfd.leftPadded(12) + String(format: " %6.1f kg·s", effort.impulseKilogramSeconds)
                     if effort.isOpenStart { line += "  open start (under way when the stream began)" }
                     if effort.isOpen { line += "  open (stream ended mid-effort)" }
@@ -230,7 +243,8 @@ struct ShowJSON: Encodable {
         var durationS: Double
         var peakKg: Float
         var meanKg: Float
-        var timeToPeakS: Double
+        /// Absent for a device too coarse for it (`figures.timing_left_out`).
+        var timeToPeakS: Double?
         var rfdKgS: Double?
         var impulseKgS: Double
         var baselineKg: Float
@@ -264,13 +278,15 @@ struct ShowJSON: Encodable {
 
     init(row: RecordingRow, efforts: [StoredEffort], samples: [StoredSample]) {
         recording = ListJSON.Item(row)
-        figures = TestFigures(efforts: efforts, samples: samples, bodyWeightKg: row.setup.bodyWeightKilograms)
+        figures = TestFigures(
+            efforts: efforts, samples: samples, bodyWeightKg: row.setup.bodyWeightKilograms, profile: row.profile)
+        let timed = figures.timingLeftOut == nil
         let origin = samples.first?.micros ?? efforts.first?.startMicros ?? 0
         self.efforts = efforts.map {
             EffortItem(
                 index: $0.index, startS: Double($0.startMicros - origin) / 1e6, durationS: Double($0.durationMicros) / 1e6,
-                peakKg: jsonKg($0.peakKilograms), meanKg: jsonKg($0.meanKilograms), timeToPeakS: Double($0.timeToPeakMicros) / 1e6,
-                rfdKgS: $0.rfdKilogramsPerSecond, impulseKgS: $0.impulseKilogramSeconds,
+                peakKg: jsonKg($0.peakKilograms), meanKg: jsonKg($0.meanKilograms), timeToPeakS: timed ? Double($0.timeToPeakMicros) / 1e6 : nil,
+                rfdKgS: timed ? $0.rfdKilogramsPerSecond : nil, impulseKgS: $0.impulseKilogramSeconds,
                 baselineKg: jsonKg($0.baselineKilograms), open: $0.isOpen, openStart: $0.isOpenStart)
         }
         for (index, rfds) in figures.effortRfds.enumerated() where index < self.efforts.count {

@@ -135,10 +135,16 @@ struct Comparison: Encodable {
         }
     }
 
+    /// `Personal best:  22.4 kg (2026-11-30)` for one athlete's recordings, `Best:` for anyone's: a maximum over
+    /// a gym's athletes is nobody's personal best.
+    static func bestLine(kg: Double, day: String?, oneAthlete: Bool) -> String {
+        (oneAthlete ? "Personal best:  " : "Best:           ") + Format.kg(kg) + (day.map { " (\($0))" } ?? "")
+    }
+
     var text: String {
         var lines: [String] = []
         if let best = personalBestKg {
-            lines.append("Personal best:  \(Format.kg(best))" + (personalBestDay.map { " (\($0))" } ?? ""))
+            lines.append(Self.bestLine(kg: Double(best), day: personalBestDay, oneAthlete: false))
         }
         if let slope = slopeKgPerWeek { lines.append("Trend:          " + String(format: "%+.2f kg/week", slope)) }
         if let change = changeFromFirstKg { lines.append("Since first:    \(Format.signedKg(change))") }

@@ -3,6 +3,7 @@ import Foundation
 import GripConfig
 import GripEntitlements
 import GripProtocol
+import GripAnalysis
 import GripStore
 import GripSystem
 
@@ -138,6 +139,10 @@ struct StatusReport: Encodable {
             if let millivolts = device.batteryMv { parts.append("battery " + RecordState.volts(millivolts)) }
             if let source = device.source { parts.append("source \(source)") }
             lines.append(("Device", parts.joined(separator: ", ")))
+            if let scale = device.correctionScale {
+                let correction = ForceCorrection(scale: scale, offsetKilograms: device.correctionOffsetKg ?? 0)
+                lines.append(("", "readings corrected \(Format.correction(correction)) ([device] scale, offset_kg)"))
+            }
         }
         if daemon.running && daemon.release != nil {
             if let recording {

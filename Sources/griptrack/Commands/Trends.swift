@@ -90,7 +90,8 @@ extension Griptrack {
                 print("No scored recordings yet. Save one with `griptrack replay <capture> --save`.")
                 return
             }
-            print("Personal best:  \(Format.kg(Double(best)))" + (trends.personalBestDay.map { " (\(Format.dayString($0)))" } ?? ""))
+            print(Comparison.bestLine(
+                kg: Double(best), day: trends.personalBestDay.map(Format.dayString), oneAthlete: filter.athlete != nil))
             print("Slope:          " + (trends.slopeKgPerWeek.map { String(format: "%+.2f kg/week", $0) } ?? "— (needs two days)"))
             print("Since first:    \(Format.signedKg(trends.changeFromFirstKg.map(Double.init)))")
             print("Since previous: \(Format.signedKg(trends.changeFromPreviousKg.map(Double.init)))")

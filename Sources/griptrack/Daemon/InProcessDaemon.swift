@@ -15,9 +15,10 @@ final class InProcessDaemon: Sendable {
 
     /// Makes the directory, binds the socket and starts the daemon's services.
     /// - Parameter configure: fills in the source (replay or BlueZ) and the database; the socket path and signal
-    ///   handling are set here.
+    ///   handling are set here. It is given the private directory, which is removed at ``stop()`` with whatever a
+    ///   throwaway database left in it.
     /// - Throws: `DaemonError` (a bad capture, a socket failure) or a failure to make the directory.
-    init(_ configure: (inout DaemonConfiguration) -> Void) throws {
+    init(_ configure: (inout DaemonConfiguration, _ directory: String) -> Void) throws {
         var template = Array("/tmp/griptrack-record-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw CLIExit.error.fail("cannot make a temporary directory in /tmp: \(String(cString: strerror(errno)))")
@@ -25,14 +26,14 @@ final class InProcessDaemon: Sendable {
         directory = String(cString: made)
         socketPath = directory + "/griptrack.sock"
         var configuration = DaemonConfiguration(socketPath: socketPath, handlesSignals: false)
-        configure(&configuration)
+        configure(&configuration, directory)
         // The CLI owns the terminal: the in-process daemon logs nothing.
         let logger = Logger(label: "griptrack.daemon", factory: { _ in SwiftLogNoOpLogHandler() })
         let daemon: Daemon
         do {
             daemon = try Daemon(configuration: configuration, environment: [:], logger: logger)
         } catch {
-            _ = rmdir(directory)
+            Self.remove(directory)
             throw error
         }
         self.daemon = daemon
@@ -46,7 +47,14 @@ final class InProcessDaemon: Sendable {
     func stop() async {
         await daemon.shutdown()
         _ = try? await task.value
-        _ = unlink(socketPath)
+        Self.remove(directory)
+    }
+
+    /// Removes the private directory and the files directly in it (the socket, a throwaway database and its WAL).
+    private static func remove(_ directory: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            _ = unlink(directory + "/" + name)
+        }
         _ = rmdir(directory)
     }
 }

@@ -219,7 +219,8 @@ extension DaemonMessage.RecordingObject {
             averageKilograms: avgKg.map(Double.init), sampleCount: samples, effortCount: efforts,
             setup: RecordingSetup(
                 athlete: athlete, grip: grip, edgeMillimetres: edgeMm, bodyWeightKilograms: bodyWeightKg,
-                protocolNotation: `protocol`, protocolMaxKilograms: protocolMaxKg))
+                protocolNotation: `protocol`, protocolMaxKilograms: protocolMaxKg),
+            correction: ForceCorrection(storedScale: correctionScale, offsetKilograms: correctionOffsetKg))
     }
 }
 

@@ -84,11 +84,14 @@ enum SyncSetup {
     }
 
     /// The exit for a sync failure: 3 when Pro is missing, 1 otherwise (the outbox is kept either way).
-    static func exit(_ error: SyncError) -> ExitCode {
-        switch error {
-        case .proRequired: CLIExit.proRequired.fail(error.description)
-        case .notConfigured, .tls: CLIExit.invalidInput.fail(error.description)
-        default: CLIExit.error.fail(error.description)
+    /// - Parameter operator: An operator's command (`admin …`): its message says it changed nothing, not that an
+    ///   outbox is kept.
+    static func exit(_ error: SyncError, operator: Bool = false) -> ExitCode {
+        let message = `operator` ? error.operatorDescription : error.description
+        return switch error {
+        case .proRequired: CLIExit.proRequired.fail(message)
+        case .notConfigured, .tls: CLIExit.invalidInput.fail(message)
+        default: CLIExit.error.fail(message)
         }
     }
 }

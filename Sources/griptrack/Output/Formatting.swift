@@ -1,4 +1,5 @@
 import Foundation
+import GripAnalysis
 import GripStore
 
 /// Text formatting shared by the commands: local times, kilograms, durations.
@@ -55,6 +56,11 @@ enum Format {
 
     /// ``kg(_:)`` for a float32 force.
     static func kg(_ value: Float?) -> String { kg(value.map(Double.init)) }
+
+    /// A sensor's correction as `show`, `status` and `calibrate` write it: `× 1.0312, −0.15 kg`.
+    static func correction(_ correction: ForceCorrection) -> String {
+        String(format: "× %.4f, %+.2f kg", correction.scale, withoutNegativeZero(correction.offsetKilograms, decimals: 2))
+    }
 
     /// ``signedKg(_:)`` for a float32 force.
     static func signedKg(_ value: Float?) -> String { signedKg(value.map(Double.init)) }

@@ -50,7 +50,7 @@ final class LiveReadout {
             write("\r\u{1B}[K!! device reports low battery; it will disconnect\n")
         case .link(let up, _):
             write("\r\u{1B}[K" + (up ? "link up\n" : "link lost\n"))
-        case .segment, .device:
+        case .segment, .device, .cells:
             break
         }
     }

@@ -18,7 +18,9 @@ struct ReplaySummary {
         let handleSource = switch report.forceHandle.source {
         case "discovery": "(from the capture's GATT discovery)"
         case "option": "(from --handle)"
-        default: "(guessed from frame content: the capture has no GATT discovery)"
+        default: DeviceProfiles.named(report.device.profile)?.dataServiceIsShared == true
+            ? "(chosen by frame content: its generic UART's discovery does not identify the device)"
+            : "(guessed from frame content: the capture has no GATT discovery)"
         }
         let profileName = DeviceProfiles.named(report.device.profile)?.name ?? report.device.profile
         var device = report.forceHandle.source == "advertisement"
@@ -27,6 +29,7 @@ struct ReplaySummary {
         if let battery = report.device.batteryMv { device += ", battery \(battery) mV" }
         if let firmware = report.device.firmware { device += ", firmware \(firmware)" }
         lines.append(device)
+        if let leftOut = report.device.timingLeftOut { lines.append(leftOut) }
         let malformed = report.frames.malformed.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         lines.append("\(report.samples) samples from \(report.frames.total) frames: \(report.frames.decoded) decoded, "
             + "\(report.frames.malformed.values.reduce(0, +)) malformed"
@@ -35,6 +38,7 @@ struct ReplaySummary {
         var link: [String] = []
         if report.device.disconnects > 0 { link.append("\(report.device.disconnects) disconnect(s)") }
         if report.device.clockWraps > 0 { link.append("device clock wrapped \(report.device.clockWraps)×") }
+        if let lost = report.device.lostReports, lost > 0 { link.append("\(lost) report(s) lost (the device's count)") }
         if report.device.clockEpochs > 1 { link.append("device clock restarted \(report.device.clockEpochs - 1)×") }
         if report.device.lowPowerWarnings > 0 { link.append("low-battery warning") }
         if !link.isEmpty { lines.append("Link: " + link.joined(separator: ", ")) }
@@ -53,10 +57,19 @@ struct ReplaySummary {
             lines.append("   #   start     dur    peak    mean  to peak  RFD 20–80")
             for (number, effort) in recording.efforts.enumerated() {
                 let rfd = effort.rfdKgS.map { String(format: "%6.1f kg/s", $0) } ?? "      —"
+                let toPeak = effort.timeToPeakS.map { String(format: "%5.2f s ", $0) } ?? "     —  "
                 lines.append(String(
-                    format: "  %2d %6.1f s %5.1f s %5.1f kg %5.1f kg %5.2f s ",
-                    number + 1, effort.startS, effort.endS - effort.startS, effort.peakKg, effort.meanKg,
-                    effort.timeToPeakS) + rfd + (effort.open ? "  open (stream ended mid-effort)" : ""))
+                    format: "  %2d %6.1f s %5.1f s %5.1f kg %5.1f kg ",
+                    number + 1, effort.startS, effort.endS - effort.startS, effort.peakKg, effort.meanKg)
+                    + toPeak + rfd + (effort.open ? "  open (stream ended mid-effort)" : ""))
+            }
+            // A board's cells: where each effort's force went, and its left/right asymmetry.
+            for (number, effort) in recording.efforts.enumerated() {
+                guard let cells = effort.cells else { continue }
+                let asymmetry = cells.asymmetry.map { String(format: ", asymmetry %+.1f %%", $0 * 100) } ?? ""
+                lines.append(String(
+                    format: "  %2d cells: left %.1f kg, centre %.1f kg, right %.1f kg (means)", number + 1,
+                    cells.leftMeanKg, cells.centreMeanKg, cells.rightMeanKg) + asymmetry)
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -74,7 +74,7 @@ struct TrendChartSVG {
             svg += "<text x=\"\(f(x(point.startedAt.timeIntervalSince1970)))\" y=\"\(f(plotTop + plotHeight + 18))\" "
                 + "text-anchor=\"\(anchorText)\">\(Format.day(point.startedAt))</text>\n"
         }
-        if let slope = figure.slopePerWeek.map({ $0 / TrainingTrends.secondsPerWeek }) {
+        if let slope = figure.slopePerWeek.map({ $0 / LeastSquares.secondsPerWeek }) {
             let meanT = times.reduce(0) { $0 + ($1 - t0) } / Double(times.count)
             let meanV = figure.points.reduce(0) { $0 + $1.value } / Double(figure.points.count)
             let startValue = meanV + slope * (0 - meanT)

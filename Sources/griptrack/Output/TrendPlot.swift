@@ -24,7 +24,8 @@ struct TrendPlot {
         }
         var grid = Array(repeating: Array(repeating: Character(" "), count: width), count: height)
         let seconds = points.map { (x: $0.date.timeIntervalSince(first), y: $0.value) }
-        if let slope = LeastSquares.slope(seconds) {
+        if let weekly = LeastSquares.weeklySlope(seconds.map { (seconds: $0.x, value: $0.y) }) {
+            let slope = weekly / LeastSquares.secondsPerWeek
             let meanX = seconds.reduce(0) { $0 + $1.x } / Double(seconds.count)
             let meanY = seconds.reduce(0) { $0 + $1.y } / Double(seconds.count)
             for x in 0..<width {
