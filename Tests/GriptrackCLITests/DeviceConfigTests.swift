@@ -71,7 +71,7 @@ struct DeviceConfigTests {
             message: "g.toml:2: device.name_prefix: expected the start of the device's advertised name, e.g. \"Progressor\", got \"\""),
         BadCase(
             text: "[device]\nadress = \"F0:0D:CA:FE:12:34\"\n",
-            message: "g.toml:2: device.adress: unknown key; [device] knows address, profile, calibration, name_prefix, adapter, notify, sleep_when_idle"),
+            message: "g.toml:2: device.adress: unknown key; [device] knows address, profile, calibration, scale, offset_kg, name_prefix, adapter, notify, sleep_when_idle"),
         BadCase(
             text: "[device]\nprofile = \"tindeq\"\n",
             message: "g.toml:2: device.profile: expected one of \"progressor\", \"forceboard\", \"entralpi\", \"weightscale\", \"whc06\", \"frez\", \"cts500\", \"climbro\", \"motherboard\" (see `griptrack devices`), got \"tindeq\""),
