@@ -242,11 +242,11 @@ struct SocketProtocolTests {
     @Test("a watcher that never reads is dropped at the backlog limit while another watcher keeps receiving")
     func slowClientIsDropped() async throws {
         // A small send buffer makes the kernel stop taking the stalled client's bytes early, so its backlog grows.
-        // The limit applies to the reading watcher too: 64 KiB (≈ 2 s of this replay's lines at 20×) lets a reader
-        // that a loaded machine stalls for a second keep up, while the stalled client, which is sent the whole
-        // capture (≈ 110 KB, of which the kernel takes < 16 KiB), is still dropped. With 4 KiB the reader itself was
-        // dropped under a full parallel `swift test` on 2 cores.
-        let harness = try await DaemonHarness(speed: 20, backlogLimit: 65_536, sendBufferBytes: 4096).started()
+        // The limit applies to the reading watcher too: 64 KiB (≈ 5 s of this replay's lines at 8×) lets a reader
+        // that a loaded machine stalls for seconds keep up, while the stalled client, which is sent the whole
+        // capture (≈ 110 KB, of which the kernel takes < 16 KiB), is still dropped whatever the speed. With 4 KiB
+        // the reader itself was dropped under a full parallel `swift test` on 2 cores.
+        let harness = try await DaemonHarness(speed: 8, backlogLimit: 65_536, sendBufferBytes: 4096).started()
         let stalled = try harness.connect()
         stalled.send("{\"class\":\"WATCH\"}\n")  // starts the replay; never reads again
         let reader = try await harness.watcher()
@@ -266,12 +266,13 @@ struct SocketProtocolTests {
 
     // The consumer writes immediate lines itself: a silent immediate watcher fails on the consumer's thread, the
     // socket thread drops it (woken by the consumer, or at its next line to it), and the reading watcher goes on.
-    // Immediate lines are many small ones, so 64 KiB is less time than with paced lines: at 8× it is about 5 s of
-    // them, which a reader descheduled by a full parallel `swift test` on 2 cores still makes up (at 20× CI saw the
-    // reader itself dropped), while the stalled client is still sent the whole capture and dropped.
+    // Immediate lines are many small ones, so 64 KiB is less time than with paced lines: at 4× it is about 10 s of
+    // them, which a reader descheduled by a full parallel `swift test` on 2 cores still makes up (at 20×, and once
+    // at 8×, the reader itself was dropped), while the stalled client is still sent the whole capture and dropped:
+    // the capture's bytes do not depend on the speed.
     @Test("a silent immediate watcher is dropped at the backlog limit; another immediate watcher goes on, in order")
     func slowImmediateClientIsDropped() async throws {
-        let harness = try await DaemonHarness(speed: 8, backlogLimit: 65_536, sendBufferBytes: 4096).started()
+        let harness = try await DaemonHarness(speed: 4, backlogLimit: 65_536, sendBufferBytes: 4096).started()
         let stalled = try harness.connect()
         stalled.send("{\"class\":\"WATCH\",\"pace\":\"immediate\"}\n")  // starts the replay; never reads again
         let reader = try await harness.watcher(pace: "immediate")
