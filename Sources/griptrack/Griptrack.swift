@@ -13,9 +13,20 @@ struct Griptrack: AsyncParsableCommand {
             4 Bluetooth or daemon unavailable, 5 invalid input (capture, signed data, config).
             """,
         version: VersionText.text,
-        subcommands: [
-            Record.self, Replay.self, Capture.self, Import.self, List.self, Show.self, Stats.self, TrendsCommand.self, AsymmetryCommand.self, Compare.self, Export.self, Label.self, Delete.self, Protocols.self, Pro.self,
-            Calibrate.self, Devices.self, Status.self, Doctor.self, Simulate.self, Sync.self, Web.self, Referral.self, Admin.self,
+        // Grouped as people reach for them: every session, looking back, once per sensor, once per Pi.
+        groupedSubcommands: [
+            CommandGroup(name: "Everyday", subcommands: [
+                Record.self, Status.self, List.self, Show.self, Label.self, Delete.self, Protocols.self,
+            ]),
+            CommandGroup(name: "Analysis", subcommands: [
+                Stats.self, TrendsCommand.self, AsymmetryCommand.self, Compare.self, Export.self,
+            ]),
+            CommandGroup(name: "Devices and data", subcommands: [
+                Devices.self, Calibrate.self, Replay.self, Capture.self, Import.self, Simulate.self,
+            ]),
+            CommandGroup(name: "Plan and operator", subcommands: [
+                Pro.self, Sync.self, Web.self, Referral.self, Doctor.self, Admin.self,
+            ]),
         ]
     )
 

@@ -25,16 +25,18 @@ struct CommandLineTests {
               --version               Show the version.
               -h, --help              Show help information.
 
-            SUBCOMMANDS:
+            EVERYDAY SUBCOMMANDS:
               record                  Record a grip session with a live readout.
-              replay                  Replay a btsnoop capture (btmon -w or Android HCI
-                                      log) through the pipeline.
-              capture                 Record the Bluetooth traffic to a btsnoop file for a
-                                      field report.
-              import                  Import the Tindeq app's CSV exports (and griptrack's
-                                      own) as recordings.
+              status                  Show griptrackd's state: device, recording, plan.
               list                    List stored recordings, newest first.
               show                    Show a recording: its efforts and a force–time plot.
+              label                   Change a recording's hand, grip, edge, athlete, body
+                                      weight, label or protocol.
+              delete                  Delete a recording with its efforts and samples.
+              protocols               List the protocols --protocol takes by name, with
+                                      their notation.
+
+            ANALYSIS SUBCOMMANDS:
               stats                   Show max and average force; Pro adds trends and
                                       comparisons.
               trends                  Show progress across recordings (Pro).
@@ -43,27 +45,31 @@ struct CommandLineTests {
                                       and their force curves (Pro).
               export                  Export recordings with every sample as CSV or JSON
                                       (Pro).
-              label                   Change a recording's hand, grip, edge, athlete, body
-                                      weight, label or protocol.
-              delete                  Delete a recording with its efforts and samples.
-              protocols               List the protocols --protocol takes by name, with
-                                      their notation.
-              pro                     Show or change the Pro plan (status, grant, revoke,
-                                      import, verify).
-              calibrate               Correct a sensor that reads a few percent off: read
-                                      it unloaded, then under a known weight.
+
+            DEVICES AND DATA SUBCOMMANDS:
               devices                 List the Bluetooth devices BlueZ knows, marking the
                                       supported ones.
-              status                  Show griptrackd's state: device, recording, plan.
-              doctor                  Check a recordings database; with --repair, set
-                                      damaged recordings aside.
+              calibrate               Correct a sensor that reads a few percent off: read
+                                      it unloaded, then under a known weight.
+              replay                  Replay a btsnoop capture (btmon -w or Android HCI
+                                      log) through the pipeline.
+              capture                 Record the Bluetooth traffic to a btsnoop file for a
+                                      field report.
+              import                  Import the Tindeq app's CSV exports (and griptrack's
+                                      own) as recordings.
               simulate                Write simulated device sessions as btsnoop captures
                                       (the replay test fixtures).
+
+            PLAN AND OPERATOR SUBCOMMANDS:
+              pro                     Show or change the Pro plan (status, grant, revoke,
+                                      import, verify).
               sync                    Sync recordings to the account's PostgreSQL database
                                       (Pro).
               web                     Pair browsers with the web app and manage its tokens.
               referral                Show the account's referral code and rewards, or
                                       redeem another account's code.
+              doctor                  Check a recordings database; with --repair, set
+                                      damaged recordings aside.
               admin                   Operator commands: accounts and central Pro grants
                                       signed with the operator key.
 
