@@ -249,18 +249,25 @@ package struct GriptrackConfig: Sendable, Equatable {
         }
         let lines = KeyLines(text)
         var config = GriptrackConfig()
+        // Every key's problem, not the first one's: a person fixes the file once, top to bottom.
+        var problems: [ConfigError] = []
         for section in table.keys.sorted() {
             guard let value = table[section] else { continue }
             let knownSections = (ConfigKey.sections + [Self.protocolsSection]).sorted()
             guard let sectionTable = value.table, knownSections.contains(section) else {
                 let known = knownSections.map { "[\($0)]" }.joined(separator: ", ")
-                throw ConfigError(
+                problems.append(ConfigError(
                     file: file, line: lines.line(section: nil, key: section) ?? lines.line(section: section, key: nil),
                     key: Self.keyPath(section),
-                    problem: "unknown \(value.table == nil ? "key" : "section"); known sections: \(known)")
+                    problem: "unknown \(value.table == nil ? "key" : "section"); known sections: \(known)"))
+                continue
             }
             if section == Self.protocolsSection {
-                config.protocols = try readProtocols(sectionTable, file: file, lines: lines)
+                do throws(ConfigError) {
+                    config.protocols = try readProtocols(sectionTable, file: file, lines: lines)
+                } catch {
+                    problems.append(error)
+                }
                 continue
             }
             for name in sectionTable.keys.sorted() {
@@ -269,23 +276,26 @@ package struct GriptrackConfig: Sendable, Equatable {
                 let line = lines.line(section: section, key: name)
                 guard let known = ConfigKey.all.first(where: { $0.section == section && $0.name == name }) else {
                     let names = ConfigKey.all.filter { $0.section == section }.map(\.name).joined(separator: ", ")
-                    throw ConfigError(file: file, line: line, key: key, problem: "unknown key; [\(section)] knows \(names)")
+                    problems.append(
+                        ConfigError(file: file, line: line, key: key, problem: "unknown key; [\(section)] knows \(names)"))
+                    continue
                 }
                 do throws(ConfigKey.Problem) {
                     try known.apply(&config, item)
                 } catch {
-                    throw ConfigError(file: file, line: line, key: key, problem: error.text)
+                    problems.append(ConfigError(file: file, line: line, key: key, problem: error.text))
                 }
             }
         }
         // A correction measured on one sensor is wrong for any other: it may only apply to the one address.
         if config.device.correction != nil, config.device.address == nil {
             let name = config.device.scale != nil ? "scale" : "offset_kg"
-            throw ConfigError(
+            problems.append(ConfigError(
                 file: file, line: lines.line(section: "device", key: name), key: Self.keyPath("device", name),
                 problem: "a correction belongs to one sensor: set [device] address too (`griptrack devices --scan` "
-                    + "shows it; `griptrack calibrate --write` sets both)")
+                    + "shows it; `griptrack calibrate --write` sets both)"))
         }
+        if let error = ConfigError(inLineOrder: problems) { throw error }
         return config
     }
 
@@ -358,6 +368,8 @@ package struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible 
     package var key: String?
     /// What is wrong and what is expected.
     package var problem: String
+    /// The file's other problems, after this one in line order (a file is read whole, so each is said at once).
+    package var more: [ConfigError] = []
 
     /// Creates an error.
     ///
@@ -369,12 +381,25 @@ package struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible 
         self.problem = problem
     }
 
-    /// `"/etc/griptrack/griptrack.toml:3: app_store.environment: expected "Production" or "Sandbox", got "Prod""`
+    /// The first of `problems` in line order (those without a line last) carrying the rest; nil for none.
+    init?(inLineOrder problems: [ConfigError]) {
+        let ordered = problems.enumerated().sorted { first, second in
+            (first.element.line ?? .max, first.offset) < (second.element.line ?? .max, second.offset)
+        }.map(\.element)
+        guard var first = ordered.first else { return nil }
+        first.more = Array(ordered.dropFirst())
+        self = first
+    }
+
+    /// `"/etc/griptrack/griptrack.toml:3: app_store.environment: expected "Production" or "Sandbox", got "Prod""`,
+    /// one line per problem.
     package var description: String {
-        var text = file
-        if let line { text += ":\(line)" }
-        text += ": "
-        if let key { text += "\(key): " }
-        return text + problem
+        ([self] + more).map { problem in
+            var text = problem.file
+            if let line = problem.line { text += ":\(line)" }
+            text += ": "
+            if let key = problem.key { text += "\(key): " }
+            return text + problem.problem
+        }.joined(separator: "\n")
     }
 }
