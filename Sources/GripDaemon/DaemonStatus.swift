@@ -61,6 +61,8 @@ final class DaemonStatus: Sendable {
         var reason: String
         var stored: Int
         var limit: Int
+        /// The free plan's warning at one slot left or none (`FreeTierPolicy.warning`).
+        var warning: String?
     }
 
     /// Whether a device state has the link up.

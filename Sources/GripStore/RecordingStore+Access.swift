@@ -12,6 +12,8 @@ public struct AccessStatus: Sendable, Equatable {
     public var freeLimit: Int
     /// The free plan's storage line, e.g. `"Free: 4 of 5 recordings stored"`; `nil` for Pro.
     public var freeStorage: String?
+    /// The free plan's warning at one slot left or none (``GripEntitlements/FreeTierPolicy/warning(storedCount:access:)``).
+    public var freeWarning: String?
 }
 
 /// What importing one piece of verified App Store data did.
@@ -52,7 +54,8 @@ extension RecordingStore {
             let stored = try RecordingRecord.fetchCount(db)
             return AccessStatus(
                 access: access, storedRecordings: stored, freeLimit: context.policy.storedRecordingLimit,
-                freeStorage: access.isPro ? nil : context.policy.reason(storedCount: stored))
+                freeStorage: access.isPro ? nil : context.policy.reason(storedCount: stored),
+                freeWarning: context.policy.warning(storedCount: stored, access: access))
         }
     }
 

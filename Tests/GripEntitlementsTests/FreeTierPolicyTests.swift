@@ -22,6 +22,18 @@ struct FreeTierPolicyTests {
         #expect(policy.reason(storedCount: count) == text)
     }
 
+    @Test("the free plan warns with one slot left and when full, never before and never with Pro")
+    func warning() {
+        for count in 0...3 { #expect(policy.warning(storedCount: count, access: free) == nil, "\(count) stored") }
+        #expect(policy.warning(storedCount: 4, access: free) == "One free recording left (4 of 5 stored): the next fills "
+            + "the free plan, and the one after is refused. Pro keeps every recording and adds trends, comparisons and downloads.")
+        #expect(policy.warning(storedCount: 5, access: free) == "The free plan is full (5 of 5 stored): new recordings are "
+            + "refused until you delete one (`griptrack delete <id>`) or get Pro, which keeps every recording.")
+        #expect(policy.warning(storedCount: 7, access: free)?.hasPrefix("The free plan is full (7 stored, it keeps 5): ") == true)
+        for count in [0, 4, 5, 7] { #expect(policy.warning(storedCount: count, access: pro) == nil) }
+        #expect(FreeTierPolicy(storedRecordingLimit: 0).warning(storedCount: 0, access: free) == nil)
+    }
+
     @Test("a free user may start recordings 1 to 5 and is refused the 6th with what to do")
     func refusal() {
         for count in 0..<5 { #expect(policy.canStartRecording(storedCount: count, access: free) == .allowed) }

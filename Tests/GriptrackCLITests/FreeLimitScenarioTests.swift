@@ -6,17 +6,27 @@ import Testing
 @Suite("free limit through the CLI")
 struct FreeLimitScenarioTests {
     static let refusal = "Free plan keeps 5 recordings (5 of 5 used). Delete one with `griptrack delete <id>` or upgrade to Pro."
+    static let oneLeft = "One free recording left (4 of 5 stored): the next fills the free plan, and the one after is refused."
+    static let full = "The free plan is full (5 of 5 stored): new recordings are refused until you delete one (`griptrack "
+        + "delete <id>`) or get Pro, which keeps every recording."
 
     @Test("five of six recordings are stored, the sixth is refused whole; Pro admits it; after revoke five show and a seventh is refused")
     func doneWhen() async throws {
         let sandbox = try CLISandbox()
         defer { sandbox.cleanUp() }
-        for name in ["repeaters", "max-pulls", "tare-offset", "false-start", "mtu247"] {
+        for (index, name) in ["repeaters", "max-pulls", "tare-offset", "false-start", "mtu247"].enumerated() {
             let result = try await sandbox.run("replay", sandbox.capture(name), "--save")
             #expect(result.status == 0, "\(name): \(result)")
             #expect(result.stdout.contains("Saved recording 1 of the capture as #"), "\(name): \(result)")
+            // Warned before the refusal: the 4th save leaves one slot, the 5th fills the plan.
+            #expect(result.stdout.contains(Self.oneLeft) == (index == 3), "\(name): \(result)")
+            #expect(result.stdout.contains(Self.full) == (index == 4), "\(name): \(result)")
         }
         #expect(try await count(sandbox) == 5)
+        let full = try await sandbox.run("list")
+        #expect(full.stdout.hasSuffix(Self.full + "\n"), "\(full)")
+        let daemonless = try await sandbox.run("status", "--socket", sandbox.directory.path + "/none.sock")
+        #expect(daemonless.stdout.contains("\n           " + Self.full + "\n"), "\(daemonless)")
 
         let sixth = try await sandbox.run("replay", sandbox.capture("malformed"), "--save")
         #expect(sixth.status == 3, "\(sixth)")
@@ -45,7 +55,9 @@ struct FreeLimitScenarioTests {
         let rows = list.stdout.split(separator: "\n").dropFirst().filter { $0.first == " " }
         #expect(rows.count == 5, "\(list)")
         #expect(list.stdout.hasSuffix(
-            "1 older recording is hidden: the free plan shows the last 5. It is kept, not deleted; Pro shows it again.\n"))
+            "1 older recording is hidden: the free plan shows the last 5. It is kept, not deleted; Pro shows it again.\n"
+                + "The free plan is full (6 stored, it keeps 5): new recordings are refused until you delete one "
+                + "(`griptrack delete <id>`) or get Pro, which keeps every recording.\n"), "\(list)")
 
         let seventh = try await sandbox.run("replay", sandbox.capture("u32-wrap"), "--save")
         #expect(seventh.status == 3, "\(seventh)")

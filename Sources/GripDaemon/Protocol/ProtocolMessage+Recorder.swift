@@ -59,6 +59,7 @@ extension ProtocolMessage {
 
     /// STATUS "access" (the PRO reply carries the same fields).
     static func accessObject(_ access: DaemonStatus.AccessSummary) -> DaemonMessage.AccessObject {
-        DaemonMessage.AccessObject(pro: access.pro, reason: access.reason, stored: access.stored, limit: access.limit)
+        DaemonMessage.AccessObject(
+            pro: access.pro, reason: access.reason, stored: access.stored, limit: access.limit, warning: access.warning)
     }
 }

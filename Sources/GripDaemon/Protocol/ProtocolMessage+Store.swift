@@ -42,7 +42,7 @@ extension ProtocolMessage {
         DaemonMessage.PlanReply(
             pro: status.access.isPro, tier: status.access.tier.rawValue, source: status.access.source.rawValue,
             reason: status.access.reason, expires: status.access.expires.map(wallSeconds), storage: status.freeStorage,
-            stored: status.storedRecordings, limit: status.freeLimit, provenance: provenance
+            stored: status.storedRecordings, limit: status.freeLimit, provenance: provenance, warning: status.freeWarning
         ).line
     }
 

@@ -200,7 +200,7 @@ struct StoreWrites {
             let status = try store.accessStatus(settings.access, now: Date())
             access = DaemonStatus.AccessSummary(
                 pro: status.access.isPro, reason: status.freeStorage ?? status.access.reason,
-                stored: status.storedRecordings, limit: status.freeLimit)
+                stored: status.storedRecordings, limit: status.freeLimit, warning: status.freeWarning)
             if status.access.isPro || status.storedRecordings < status.freeLimit {
                 refusal = nil
                 refusalLogged = false

@@ -39,6 +39,26 @@ public struct FreeTierPolicy: Hashable, Sendable {
         return "Free: \(storedCount) of \(storedRecordingLimit) recordings stored"
     }
 
+    /// What the free plan says before it refuses: one slot left, or none. nil with Pro or with two slots or more.
+    /// Every door (the CLI after a save, `list`, `status`, the web page through STATUS) shows this one sentence.
+    ///
+    /// - Parameters:
+    ///   - storedCount: Recordings stored now (not negative).
+    ///   - access: The answer of ``resolve(_:now:)``.
+    /// - Returns: The warning, or nil.
+    public func warning(storedCount: Int, access: Access) -> String? {
+        precondition(storedCount >= 0, "a stored count cannot be negative")
+        let limit = storedRecordingLimit
+        guard !access.isPro, limit > 0, storedCount >= limit - 1 else { return nil }
+        if storedCount == limit - 1 {
+            return "One free recording left (\(storedCount) of \(limit) stored): the next fills the free plan, and "
+                + "the one after is refused. Pro keeps every recording and adds trends, comparisons and downloads."
+        }
+        let count = storedCount == limit ? "\(limit) of \(limit) stored" : "\(storedCount) stored, it keeps \(limit)"
+        return "The free plan is full (\(count)): new recordings are refused until you delete one (`griptrack delete "
+            + "<id>`) or get Pro, which keeps every recording."
+    }
+
     /// Decides whether a recording may start; Pro always may.
     ///
     /// - Parameters:

@@ -16,11 +16,13 @@ extension DaemonMessage {
         package var limit: Int
         /// 1.7: where an App Store Pro came from, when a sync brought it.
         package var provenance: String?
+        /// 1.11: the free plan's warning at one slot left or none.
+        package var warning: String?
 
         /// - Parameters: See the properties.
         package init(
             pro: Bool, tier: String, source: String, reason: String, expires: Double?, storage: String?, stored: Int,
-            limit: Int, provenance: String?
+            limit: Int, provenance: String?, warning: String? = nil
         ) {
             self.pro = pro
             self.tier = tier
@@ -31,6 +33,7 @@ extension DaemonMessage {
             self.stored = stored
             self.limit = limit
             self.provenance = provenance
+            self.warning = warning
         }
 
         package func write(to fields: inout JSONLine) {
@@ -43,6 +46,7 @@ extension DaemonMessage {
             fields.add("stored", stored)
             fields.add("limit", limit)
             fields.add("provenance", provenance)
+            fields.add("warning", warning)
         }
     }
 

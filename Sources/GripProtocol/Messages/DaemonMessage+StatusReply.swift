@@ -214,12 +214,15 @@ extension DaemonMessage {
         package var reason: String
         package var stored: Int?
         package var limit: Int?
+        /// 1.12: the free plan's warning at one slot left or none, to be shown as it is; absent otherwise.
+        package var warning: String?
 
-        package init(pro: Bool, reason: String, stored: Int?, limit: Int?) {
+        package init(pro: Bool, reason: String, stored: Int?, limit: Int?, warning: String? = nil) {
             self.pro = pro
             self.reason = reason
             self.stored = stored
             self.limit = limit
+            self.warning = warning
         }
 
         package func write(to fields: inout JSONLine) {
@@ -227,6 +230,7 @@ extension DaemonMessage {
             fields.add("reason", reason)
             fields.add("stored", stored)
             fields.add("limit", limit)
+            fields.add("warning", warning)
         }
     }
 

@@ -42,9 +42,10 @@ const historyPage = {
       notes.push(plan.pro
         ? `${reply.hidden} older recordings are not shown.`
         : `${reply.hidden} older recordings are hidden: the free plan shows the last ${plan.limit}. They are kept, not deleted; Pro shows them again, with trends and comparisons.`);
-    } else if (!plan.pro) {
+    } else if (!plan.pro && !plan.warning) {
       notes.push(`Free: ${plan.stored} of ${plan.limit} stored. Pro keeps every recording and adds trends, comparisons and downloads.`);
     }
+    if (plan.warning) notes.push(plan.warning);
     document.getElementById("hidden-note").textContent = notes.join(" ");
   },
 

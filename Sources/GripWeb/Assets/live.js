@@ -357,6 +357,10 @@ const live = {
         document.getElementById("plan").textContent = status.access.pro
           ? status.access.reason
           : `Free: ${status.access.stored} of ${status.access.limit} stored`;
+        // The daemon's sentence as it is (FreeTierPolicy.warning): one slot left or none.
+        const warning = document.getElementById("plan-warning");
+        warning.textContent = status.access.warning || "";
+        warning.hidden = !status.access.warning;
       }
       live.updateButtons(recorder);
     } catch (error) {

@@ -73,6 +73,7 @@ extension Griptrack {
                         + "\(kept), not deleted; Pro shows \(list.hiddenCount == 1 ? "it" : "them") again.")
                 }
             }
+            if let warning = status.warning { print(warning) }
         }
 
         /// `--everywhere`: the personal database's plan decides (sync is Pro), the server answers.

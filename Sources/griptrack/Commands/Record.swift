@@ -143,8 +143,14 @@ extension Griptrack {
                 if mode == .fullScreen {
                     for effort in state.efforts { print(RecordState.plain(effort)) }
                 }
-                try describeSaved(end, local: local != nil, path: path, configured: config.protocols, maxKg: bandMax)
-                if !json { print(Self.summary(end, state: state)) }
+                try describeSaved(end, configured: config.protocols, maxKg: bandMax)
+                if !json {
+                    print(Self.summary(end, state: state))
+                    // Said before the next recording is refused, not after. The in-process daemon's database is read
+                    // here; through griptrackd, `list`, `status` and the web page say it (a plan that cannot be
+                    // read says nothing).
+                    if end.savedID != nil, local != nil, let warning = try? destination().plan().warning { print(warning) }
+                }
                 if case .endedByDaemon = end, local == nil {
                     throw CLIExit.error.fail(
                         "griptrackd ended the recording itself (the device stream ended or the daemon is stopping).")
@@ -157,28 +163,27 @@ extension Griptrack {
         /// Stores athlete, grip, edge, body weight and the protocol run (with its band's max) on the saved
         /// recording, through the daemon that saved it (LABEL) or, for an in-process daemon that has stopped, in the
         /// personal database it wrote. RECORD itself carries only hand and label.
-        private func describeSaved(
-            _ end: RecordEnd, local: Bool, path: String, configured: [GriptrackConfig.NamedProtocol], maxKg: Double?
-        ) throws {
+        private func describeSaved(_ end: RecordEnd, configured: [GriptrackConfig.NamedProtocol], maxKg: Double?) throws {
             let setupOnly = RecordingDescription(
                 athlete: setup.athlete, grip: setup.grip, edgeMillimetres: setup.edgeMillimetres,
                 bodyWeightKilograms: setup.bodyWeightKilograms,
                 protocolNotation: protocolText.map { ProtocolOption.storedText($0, configured: configured) },
                 protocolMaxKilograms: maxKg)
             guard !setupOnly.isEmpty, let id = end.savedID else { return }
-            if local {
-                let library = try LocalLibrary(
-                    common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
-                _ = try library.describe(RecordingID(rawValue: id), setupOnly)
-                return
+            _ = try destination().describe(RecordingID(rawValue: id), setupOnly)
+        }
+
+        /// The library this recording goes to: griptrackd's, or the personal database with --replay and --direct
+        /// (the in-process daemon's, read after it stopped).
+        private func destination() throws -> any RecordingLibrary {
+            if replay != nil || direct {
+                return try LocalLibrary(common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
             }
-            let library: DaemonLibrary
             do {
-                library = try DaemonLibrary(connection: DaemonConnection(path: path))
+                return try DaemonLibrary(connection: DaemonConnection(path: socket ?? DaemonSocket.defaultPath))
             } catch {
                 throw error.exit.fail(error.description)
             }
-            _ = try library.describe(RecordingID(rawValue: id), setupOnly)
         }
 
         /// The best MVC stored for this athlete, hand and grip, from the library this recording goes to (griptrackd's,
@@ -186,17 +191,7 @@ extension Griptrack {
         /// with what to do, when there is none.
         private func historyMax() throws -> Double? {
             let filter = RecordingFilter(athlete: setup.athlete, hand: setup.hand, grip: setup.grip)
-            let library: any RecordingLibrary
-            if replay != nil || direct {
-                library = try LocalLibrary(common: common, database: DatabaseChoice(kind: .personal, path: common.databasePath))
-            } else {
-                do {
-                    library = try DaemonLibrary(connection: DaemonConnection(path: socket ?? DaemonSocket.defaultPath))
-                } catch {
-                    throw error.exit.fail(error.description)
-                }
-            }
-            let best = try HistoryMax.best(in: library, filter: filter)
+            let best = try HistoryMax.best(in: destination(), filter: filter)
             // Before the readout: on a terminal it stays on the screen the full-screen view gives back at the end;
             // with --json, standard output is the daemon's lines alone.
             let note = Data(((best?.text ?? HistoryMax.missing(filter)) + "\n").utf8)

@@ -121,6 +121,9 @@ extension Griptrack {
                         finished.recording, samples: finished.samples, draft: draft, endedAt: finished.endedAt,
                         context: session.context, now: Date())
                     lines.append("Saved recording \(index + 1) of the capture as #\(id) (\(finished.samples.count) samples).")
+                    if index == recordings.count - 1, let warning = try? session.store.accessStatus(session.context, now: Date()).freeWarning {
+                        lines.append(warning)
+                    }
                 } catch .refused(let reason, _) {
                     let left = recordings.count - index
                     let what = left == 1

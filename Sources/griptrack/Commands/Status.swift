@@ -65,7 +65,8 @@ extension Griptrack {
             guard let status = try? store.accessStatus(context, now: Date()) else { return nil }
             return StatusReport.LocalPlan(
                 database: common.databasePath, pro: status.access.isPro, reason: status.access.reason,
-                stored: status.storedRecordings, limit: status.freeLimit, storage: status.freeStorage)
+                stored: status.storedRecordings, limit: status.freeLimit, storage: status.freeStorage,
+                warning: status.freeWarning)
         }
     }
 }
@@ -93,6 +94,7 @@ struct StatusReport: Encodable {
         var stored: Int
         var limit: Int
         var storage: String?
+        var warning: String?
     }
 
     var daemon: Daemon
@@ -158,11 +160,13 @@ struct StatusReport: Encodable {
                 lines.append(("Recording", "unknown (the daemon speaks protocol \(daemon.proto ?? "?"); 1.1 reports it)"))
             }
             lines.append(("Plan", plan?.reason ?? "unknown (the daemon speaks protocol \(daemon.proto ?? "?"); 1.1 reports it)"))
+            if let warning = plan?.warning { lines.append(("", warning)) }
             if let sync { lines.append(("Sync", Self.describe(sync))) }
         } else if let localPlan {
             let why = daemon.running ? "the daemon refused this user" : "the daemon is not running"
             lines.append(("Plan", "\(localPlan.reason) (personal database \(localPlan.database); \(why))"))
             if let storage = localPlan.storage { lines.append(("", storage)) }
+            if let warning = localPlan.warning { lines.append(("", warning)) }
         } else {
             let why = daemon.running ? "the daemon refused this user" : "the daemon is not running"
             lines.append(("Plan", "unknown (\(why) and there is no personal database)"))

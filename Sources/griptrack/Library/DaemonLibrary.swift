@@ -202,7 +202,7 @@ private func micros(_ seconds: Double) -> Int64 { Int64(exactly: (seconds * 1_00
 extension DaemonMessage.PlanReply {
     var plan: Plan {
         Plan(isPro: pro, tier: tier, source: source, reason: reason, expires: expires.map(Date.init(timeIntervalSince1970:)),
-             stored: stored, limit: limit, freeStorage: storage, provenance: provenance)
+             stored: stored, limit: limit, freeStorage: storage, provenance: provenance, warning: warning)
     }
 }
 

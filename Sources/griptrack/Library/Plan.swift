@@ -17,6 +17,8 @@ struct Plan: Equatable {
     var freeStorage: String?
     /// "App Store subscription, verified, received through the account …" when a sync brought Pro (``ProProvenance``).
     var provenance: String?
+    /// The free plan's warning at one slot left or none (`FreeTierPolicy.warning`), printed as it is.
+    var warning: String?
 
     init(_ status: AccessStatus, provenance: String? = nil) {
         isPro = status.access.isPro
@@ -28,11 +30,12 @@ struct Plan: Equatable {
         limit = status.freeLimit
         freeStorage = status.freeStorage
         self.provenance = provenance
+        warning = status.freeWarning
     }
 
     init(
         isPro: Bool, tier: String, source: String, reason: String, expires: Date?, stored: Int, limit: Int,
-        freeStorage: String?, provenance: String? = nil
+        freeStorage: String?, provenance: String? = nil, warning: String? = nil
     ) {
         self.isPro = isPro
         self.tier = tier
@@ -43,6 +46,7 @@ struct Plan: Equatable {
         self.limit = limit
         self.freeStorage = freeStorage
         self.provenance = provenance
+        self.warning = warning
     }
 
     /// How many of the newest recordings this plan shows: the free limit, or all with Pro.
