@@ -73,7 +73,7 @@ struct ConfigKey: Sendable {
         },
         ConfigKey(section: "device", name: "address") { config, value throws(Problem) in
             let text = try string(value)
-            guard isBluetoothAddress(text) else {
+            guard BluetoothAddress.isValid(text) else {
                 throw Problem(text: "expected a Bluetooth address such as \"F0:0D:CA:FE:12:34\" (six hex pairs separated by colons), got \"\(text)\"")
             }
             config.device.address = text.uppercased()
@@ -278,12 +278,6 @@ struct ConfigKey: Sendable {
             throw Problem(text: "expected \(expected) (1 to 64 characters, no surrounding spaces), got \"\(text)\"")
         }
         return text
-    }
-
-    /// `AA:BB:CC:DD:EE:FF`: six pairs of hex digits separated by colons (either case).
-    static func isBluetoothAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
     }
 
     private static func bool(_ value: any TOMLValueConvertible) throws(Problem) -> Bool {

@@ -74,8 +74,8 @@ struct Griptrackd: AsyncParsableCommand {
     var web: String?
 
     func validate() throws {
-        if let device, !Self.isBluetoothAddress(device) {
-            throw ValidationError("--device must be a Bluetooth address such as F0:0D:CA:FE:12:34, got \(device)")
+        if let device, !BluetoothAddress.isValid(device) {
+            throw ValidationError(BluetoothAddress.refusal(option: "--device", got: device))
         }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, got \(speed)") }
         if waitForWatcher && replay == nil { throw ValidationError("--wait-for-watcher needs --replay") }
@@ -153,14 +153,6 @@ struct Griptrackd: AsyncParsableCommand {
         await web.value
     }
 }
-extension Griptrackd {
-    /// `AA:BB:CC:DD:EE:FF`, either case.
-    static func isBluetoothAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
-    }
-}
-
 extension DaemonError {
     /// A bad replay capture is invalid input (exit 5); anything else is an error (exit 1).
     var isInvalidInput: Bool {

@@ -624,6 +624,24 @@ def main():
                 assert wall.locator("#stale").is_hidden() and wall.locator(".readout").get_attribute("data-stale") is None
                 wall.close()
 
+            def free_plan_warning():
+                # The library's daemon holds the imports above; more imports make 4 of 5 stored: the live page and
+                # the history show the daemon's one sentence (FreeTierPolicy.warning), as `griptrack list` prints it.
+                reader = state["reader"]
+                for name in ("rfd.csv", "endurance.csv", "critical-force.csv"):
+                    if json.loads(library.griptrack("pro", "status", "--json"))["stored_recordings"] >= 4:
+                        break
+                    library.import_export(os.path.join(ROOT, "Tests", "GripImportTests", "Fixtures", name))
+                plan = json.loads(library.griptrack("pro", "status", "--json"))
+                assert plan["stored_recordings"] == 4, plan
+                reader.goto(library.url + "/")
+                wait_for(lambda: reader.locator("#plan-warning").is_visible(), 10, "the free plan's warning")
+                text = reader.locator("#plan-warning").text_content()
+                assert text.startswith("One free recording left (4 of 5 stored): the next fills the free plan"), text
+                assert text in library.griptrack("list"), "the CLI says the same sentence"
+                reader.goto(library.url + "/history")
+                wait_for(lambda: text in (reader.locator("#hidden-note").text_content() or ""), 10, "the history's note")
+
             def revoked_session_refused():
                 daemon.cli("revoke", "browser-test")
                 page.goto(daemon.url + "/")
@@ -649,6 +667,7 @@ def main():
                 ("the watch role runs a protocol view-only", watch_runs_view_only),
                 ("stale figures are greyed with the reason and the last sample's age; a run pauses and goes on",
                  stale_states),
+                ("at 4 of 5 the live page and the history warn in the CLI's words", free_plan_warning),
                 ("a revoked session is refused", revoked_session_refused),
             ]:
                 check(name, body)

@@ -25,3 +25,34 @@ struct RecordDirectTests {
         #expect(list.stdout.contains("\n     1  "), "\(list)")
     }
 }
+
+/// `record --direct` where no device can be reached: it says why and gives up instead of searching for ever.
+@Suite("griptrack record --direct without a device", .timeLimit(.minutes(2)))
+struct RecordDirectUnreachableTests {
+    @Test("no system bus: exit 4 after --connect-timeout with the radio's own reason, and nothing stored")
+    func noBusGivesUp() async throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.cleanUp() }
+        let result = try await sandbox.runner.run(
+            ["record", "--direct", "--connect-timeout", "2", "--db", sandbox.database, "--config", sandbox.config],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(sandbox.directory.path)/no-bus"])
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.hasPrefix("griptrack: no sample from the device in 2 s: "), "\(result)")
+        #expect(result.stderr.contains("bus"), "the reason names the missing bus: \(result)")
+        #expect(result.stderr.contains(" Nothing was stored; --connect-timeout waits longer.\n"), "\(result)")
+        struct Status: Decodable { var stored_recordings: Int }
+        let plan = try await sandbox.run("pro", "status", "--json")
+        #expect(try JSONDecoder().decode(Status.self, from: Data(plan.stdout.utf8)).stored_recordings == 0, "\(plan)")
+    }
+
+    @Test("--device is checked as every door checks an address")
+    func deviceIsChecked() async throws {
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        let result = try await runner.run(["record", "--direct", "--device", "F0:0D:CA:FE:12"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains(
+            "--device takes a Bluetooth address such as F0:0D:CA:FE:12:34 (six hex pairs separated by colons; "
+                + "`griptrack devices --scan 5` lists them), got \"F0:0D:CA:FE:12\"."), "\(result)")
+    }
+}

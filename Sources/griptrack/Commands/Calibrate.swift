@@ -70,14 +70,9 @@ extension Griptrack {
             if speed?.factor == nil && speed != nil {
                 throw ValidationError("--speed max is `griptrack replay`'s; give realtime or a factor such as 10.")
             }
-            if let device, !Self.isAddress(device) {
-                throw ValidationError("--device takes a Bluetooth address such as D0:0D:12:34:56:78, got \"\(device)\".")
+            if let device, !BluetoothAddress.isValid(device) {
+                throw ValidationError(BluetoothAddress.refusal(option: "--device", got: device))
             }
-        }
-
-        static func isAddress(_ text: String) -> Bool {
-            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
         }
 
         func run() async throws {

@@ -74,6 +74,11 @@ extension Griptrack {
                                    valueName: "address"))
         var device: String?
 
+        @Option(help: ArgumentHelp(
+            "With --direct: give up, saying why and exiting 4, when no sample has come after this long.",
+            valueName: "seconds"))
+        var connectTimeout: Double = 30
+
         @Option(help: ArgumentHelp("griptrackd's socket (default: /run/griptrack/griptrack.sock).", valueName: "path"))
         var socket: String?
 
@@ -87,6 +92,12 @@ extension Griptrack {
                 throw ValidationError("--socket attaches to a running griptrackd; --replay and --direct run their own. Drop one.")
             }
             if device != nil && !direct { throw ValidationError("--device needs --direct.") }
+            if !(connectTimeout.isFinite && (1...3600).contains(connectTimeout)) {
+                throw ValidationError("--connect-timeout must be between 1 and 3600 seconds.")
+            }
+            if let device, !BluetoothAddress.isValid(device) {
+                throw ValidationError(BluetoothAddress.refusal(option: "--device", got: device))
+            }
             if speed != nil && replay == nil { throw ValidationError("--speed needs --replay FILE.") }
             if case .max = speed?.value {
                 throw ValidationError("--speed max is `griptrack replay`'s; griptrackd plays a capture at a pace: give realtime or a factor such as 10.")
@@ -119,7 +130,8 @@ extension Griptrack {
             let mode: Mode = json ? .json : FullScreenView.isWanted ? .fullScreen : .plain
             let request = RecordRequest(
                 hand: setup.hand, label: setup.label, save: !noSave, duration: duration, immediate: immediate,
-                run: run, speaker: run == nil ? nil : Self.speaker(wanted: speak, terminal: mode == .fullScreen))
+                run: run, speaker: run == nil ? nil : Self.speaker(wanted: speak, terminal: mode == .fullScreen),
+                connectTimeout: direct ? connectTimeout : nil)
             let interrupt = InterruptSignal()
             let local: InProcessDaemon?
             if let replay {

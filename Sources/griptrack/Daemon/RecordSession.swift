@@ -17,6 +17,8 @@ struct RecordRequest: Sendable {
     var run: ProtocolRun?
     /// `--speak`: who says the run's cues aloud.
     var speaker: CueSpeaker?
+    /// `--direct`: give up when no sample has come after this many seconds, saying why (the daemon's STATUS).
+    var connectTimeout: Double?
 }
 
 /// How a recording ended.
@@ -44,6 +46,8 @@ enum RecordFailure: Error, Sendable, CustomStringConvertible {
     case daemonWentAway
     /// A second Ctrl-C before the daemon answered STOP.
     case abandoned
+    /// `--direct`: no sample within the connect timeout; the radio's problem and the device's state, when known.
+    case deviceUnreachable(seconds: Double, problem: String?, state: String?)
 
     var description: String {
         switch self {
@@ -54,6 +58,14 @@ enum RecordFailure: Error, Sendable, CustomStringConvertible {
                 + "kept by the daemon. Check `systemctl status griptrack`."
         case .abandoned:
             "stopped without waiting for griptrackd's answer; it ends the recording when the connection closes."
+        case .deviceUnreachable(let seconds, let problem, let state):
+            "no sample from the device in \(Int(seconds.rounded())) s: "
+                // The radio's own sentence says what to do; without one, the device was not found or stays silent.
+                + (problem.map { $0.hasSuffix(".") ? $0 : $0 + "." }
+                    ?? ((state == nil || state == "searching" ? "no supported device was found" : "the device is "
+                        + (state ?? "unknown") + " but sent nothing")
+                        + ". Check that it is on and near; `griptrack devices --scan 5` lists what BlueZ sees."))
+                + " Nothing was stored; --connect-timeout waits longer."
         }
     }
 
@@ -63,6 +75,7 @@ enum RecordFailure: Error, Sendable, CustomStringConvertible {
         case .refused: .proRequired
         case .daemonWentAway: .unavailable
         case .abandoned: .error
+        case .deviceUnreachable: .unavailable
         }
     }
 }
@@ -138,6 +151,8 @@ final class RecordSession {
 
     private func loop() throws -> RecordEnd {
         let deadline = request.duration.map { now() + UInt64($0 * 1e9) }
+        // --direct: past this without a sample, STATUS is asked why, and its answer ends the recording.
+        var connectDeadline = request.connectTimeout.map { now() + UInt64($0 * 1e9) }
         var lastDraw: UInt64 = 0
         var ended: DaemonMessage.RecorderReport?
         while true {
@@ -145,6 +160,10 @@ final class RecordSession {
             while let (message, line) = try connection.buffered() {
                 deliver(message, line: line)
                 switch message {
+                case .status(let status) where connectDeadline == 0:
+                    throw RecordFailure.deviceUnreachable(
+                        seconds: request.connectTimeout ?? 0, problem: status.device?.problem,
+                        state: status.device?.state ?? state.device.state)
                 case .stop(let reply):
                     return .stopped(reply)
                 case .error(let problem):
@@ -164,12 +183,22 @@ final class RecordSession {
                 lastDraw = current
             }
             if let deadline, current >= deadline, !state.stopping { try sendStop() }
+            if state.firstTime != nil {
+                connectDeadline = nil
+            } else if let due = connectDeadline, due != 0, current >= due {
+                try connection.send(.status)
+                connectDeadline = 0  // asked: the reply ends it
+            }
 
             var timeout: Int32 = -1
             if view.needsRedraw { timeout = Self.milliseconds(lastDraw + Self.redrawInterval, after: current) }
             if let deadline, !state.stopping {
                 let untilDeadline = Self.milliseconds(deadline, after: current)
                 timeout = timeout < 0 ? untilDeadline : min(timeout, untilDeadline)
+            }
+            if let due = connectDeadline, due != 0 {
+                let untilDue = Self.milliseconds(due, after: current)
+                timeout = timeout < 0 ? untilDue : min(timeout, untilDue)
             }
             var descriptors = [
                 pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
