@@ -116,6 +116,33 @@ struct RecorderTests {
 
     // MARK: - Explicit recordings
 
+    @Test("the 4th recording's STOP carries the free plan's warning, and STATUS and PLAN the same sentence")
+    func fourthRecordingWarns() async throws {
+        let directory = try DaemonHarness.makeTemporaryDirectory()
+        try Self.prefill(directory + "/griptrack.db", count: 3)
+        let harness = try await DaemonHarness(databasePath: directory + "/griptrack.db", keepsStreamOpen: true).started()
+        let client = try await harness.greetedClient()
+        client.send("{\"class\":\"RECORD\"}\n")
+        #expect(try await client.read(until: "RECORD").match?["event"] as? String == "started")
+        client.send("{\"class\":\"WATCH\"}\n")
+        _ = try await Self.readWholeCapture(client)
+        client.send("{\"class\":\"STOP\"}\n")
+        let saved = try #require(try await client.read(until: "STOP").match)
+        #expect(saved["event"] as? String == "saved")
+        client.send("{\"class\":\"STATUS\"}\n")
+        let access = try #require(try await client.read(until: "STATUS").match?["access"] as? [String: Any])
+        client.send("{\"class\":\"PLAN\"}\n")
+        let plan = try #require(try await client.read(until: "PLAN").match)
+        try await harness.stop()
+        // The store's own answer for this database: the one rule (FreeTierPolicy.warning) through AccessStatus.
+        let expected = try #require(
+            try RecordingStore(path: harness.databasePath).accessStatus(AccessContext(), now: Date()).freeWarning)
+        #expect(expected.hasPrefix("One free recording left (4 of 5 stored)"))
+        #expect(saved["warning"] as? String == expected, "\(saved)")
+        #expect(access["warning"] as? String == expected, "\(access)")
+        #expect(plan["warning"] as? String == expected, "\(plan)")
+    }
+
     @Test("RECORD with hand and label, then STOP, saves the capture's efforts and every sample in the store")
     func recordThenStopSaves() async throws {
         let expected = try Self.expected()

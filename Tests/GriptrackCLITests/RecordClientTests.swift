@@ -33,6 +33,21 @@ struct RecordClientTests {
         }
     }
 
+    @Test("the STOP reply's free-plan warning is printed after the saved recording, as the daemon words it")
+    func stopWarning() async throws {
+        let warning = "One free recording left (4 of 5 stored): the next fills the free plan, and the one after is "
+            + "refused. Pro keeps every recording and adds trends, comparisons and downloads."
+        let stop = #"{"class":"STOP","event":"saved","id":12,"samples":4210,"efforts":1,"max_kg":31.2,"avg_kg":31.2,"warning":""#
+            + warning + #""}"#
+        let daemon = try ScriptedDaemon(replies: Self.happy(stop: stop))
+        let runner = try CLIRunner()
+        defer { runner.cleanUp() }
+        let result = try await runner.run(["record", "--socket", daemon.socketPath, "--duration", "0.3"])
+        daemon.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("Saved recording #12: 1 effort, max 31.2 kg, average 31.2 kg\n\(warning)\n"), "\(result)")
+    }
+
     @Test("record --duration asks STATUS, RECORD, WATCH, STOP and prints each effort and the saved recording")
     func durationStops() async throws {
         let daemon = try ScriptedDaemon(replies: Self.happy())

@@ -13,9 +13,10 @@ extension ProtocolMessage {
         DaemonMessage.RecordReply.refused(reason: reason, stored: stored, limit: limit).line
     }
 
-    /// The STOP reply: "saved" with the row id and scores, or "discarded" for a live-only recording.
-    static func stopped(_ finished: FinishedRecording) -> String {
-        DaemonMessage.StopReply(finished: finished).line
+    /// The STOP reply: "saved" with the row id and scores (and the free plan's warning, if any), or "discarded" for
+    /// a live-only recording.
+    static func stopped(_ finished: FinishedRecording, warning: String?) -> String {
+        DaemonMessage.StopReply(finished: finished, warning: warning).line
     }
 
     static func pro(_ access: DaemonStatus.AccessSummary) -> String {

@@ -35,19 +35,20 @@ struct RecorderLines {
         toWatchers(ProtocolMessage.recorderStorageRecovered(committedSamples: committedSamples, droppedSamples: droppedSamples))
     }
 
-    /// `samples`: the count STOP reports for a finished recording; `accessReason`: why a saving RECORD may store.
+    /// `samples`: the count STOP reports for a finished recording; `access`: why a saving RECORD may store, and the
+    /// free plan's warning a saved recording's STOP carries (its row was counted when it started).
     func reply(
         _ client: ClientReference, _ reply: RecorderStateMachine.Reply,
-        samples: (RecorderStateMachine.Finished) -> Int, accessReason: String?
+        samples: (RecorderStateMachine.Finished) -> Int, access: DaemonStatus.AccessSummary?
     ) {
         let line: String
         switch reply {
         case .started(let saving, let id):
-            line = ProtocolMessage.recordStarted(saving: saving, id: id?.rawValue, access: accessReason)
+            line = ProtocolMessage.recordStarted(saving: saving, id: id?.rawValue, access: access?.reason)
         case .refused(let reason, let stored):
             line = ProtocolMessage.recordRefused(reason: reason, stored: stored, limit: storedRecordingLimit)
         case .stopped(let outcome):
-            line = ProtocolMessage.stopped(Self.finished(outcome, samples: samples(outcome)))
+            line = ProtocolMessage.stopped(Self.finished(outcome, samples: samples(outcome)), warning: access?.warning)
         case .error(let message):
             line = RequestProblem(message: message).line
         }

@@ -221,7 +221,7 @@ struct RecorderLoop {
         case .pipeline(let command):
             recorder.control.post(command)
         case .reply(let client, let reply):
-            lines.reply(client, reply, samples: samples.samples(of:), accessReason: writes.access?.reason)
+            lines.reply(client, reply, samples: samples.samples(of:), access: writes.access)
         case .report(let report):
             lines.report(report, samples: samples.samples(of:))
         case .publish:

@@ -158,13 +158,16 @@ extension DaemonMessage {
         package var avgKg: Float?
         /// `discarded` for a reason other than `save: false` (1.6): e.g. no effort was seen.
         package var reason: String?
+        /// 1.11, `saved`: the free plan's warning at one slot left or none, as STATUS `access.warning`.
+        package var warning: String?
 
         package init(
             event: String, id: Int64? = nil, samples: Int? = nil, efforts: Int? = nil, maxKg: Float? = nil,
-            avgKg: Float? = nil, reason: String? = nil
+            avgKg: Float? = nil, reason: String? = nil, warning: String? = nil
         ) {
             self.event = event
             self.reason = reason
+            self.warning = warning
             self.id = id
             self.samples = samples
             self.efforts = efforts
@@ -172,10 +175,11 @@ extension DaemonMessage {
             self.avgKg = avgKg
         }
 
-        package init(finished: FinishedRecording) {
+        package init(finished: FinishedRecording, warning: String? = nil) {
             self.init(
                 event: finished.event, id: finished.id, samples: finished.samples, efforts: finished.efforts,
-                maxKg: finished.maxKilograms, avgKg: finished.averageKilograms, reason: finished.reason)
+                maxKg: finished.maxKilograms, avgKg: finished.averageKilograms, reason: finished.reason,
+                warning: finished.id == nil ? nil : warning)
         }
 
         package func write(to fields: inout JSONLine) {
@@ -186,6 +190,7 @@ extension DaemonMessage {
             fields.add("max_kg", maxKg)
             fields.add("avg_kg", avgKg)
             fields.add("reason", reason)
+            fields.add("warning", warning)
         }
     }
 }

@@ -158,10 +158,10 @@ extension Griptrack {
                 try describeSaved(end, configured: config.protocols, maxKg: bandMax)
                 if !json {
                     print(Self.summary(end, state: state))
-                    // Said before the next recording is refused, not after. The in-process daemon's database is read
-                    // here; through griptrackd, `list`, `status` and the web page say it (a plan that cannot be
-                    // read says nothing).
-                    if end.savedID != nil, local != nil, let warning = try? destination().plan().warning { print(warning) }
+                    // Said before the next recording is refused, not after: from the STOP reply, or, when the
+                    // in-process daemon ended the recording itself, from its database (unreadable: nothing said).
+                    if let warning = end.warning { print(warning) }
+                    else if end.savedID != nil, local != nil, let warning = try? destination().plan().warning { print(warning) }
                 }
                 if case .endedByDaemon = end, local == nil {
                     throw CLIExit.error.fail(

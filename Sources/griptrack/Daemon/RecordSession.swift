@@ -28,6 +28,11 @@ enum RecordEnd: Equatable, Sendable {
     /// The daemon ended the recording itself (end of stream, shutdown) and said so in `RECORDER`.
     case endedByDaemon(DaemonMessage.RecorderReport)
 
+    /// The free plan's warning the daemon's STOP reply carried (protocol 1.11), when one was saved.
+    var warning: String? {
+        if case .stopped(let reply) = self { reply.warning } else { nil }
+    }
+
     /// The stored recording's id, when one was saved.
     var savedID: Int64? {
         switch self {
