@@ -457,8 +457,10 @@ class Runner:
         self.stack.timings["peripheral_s"] = round(time.monotonic() - started - self.stack.timings["stack_s"], 2)
         self.result("setup", True, time.monotonic() - started, figures=self.stack.timings)
 
-    def result(self, name, passed, seconds, error=None, figures=None, notes=None):
+    def result(self, name, passed, seconds, error=None, figures=None, notes=None, skipped=None):
         line = {"scenario": name, "passed": passed, "seconds": round(seconds, 1)}
+        if skipped:
+            line["skipped"] = skipped
         if error:
             line["error"] = error
         if figures:
@@ -479,12 +481,19 @@ class Runner:
             passed, error = False, str(failure) if isinstance(failure, Failure) else traceback.format_exc()
         finally:
             scenario.cleanup()
-        oops = [line for line in run("dmesg", check=False).stdout.splitlines()
-                if "BUG:" in line or "Oops" in line or "general protection fault" in line]
+        dmesg = run("dmesg", check=False).stdout
+        oops = [line for line in dmesg.splitlines()
+                if "BUG:" in line or "Oops" in line or "general protection fault" in line or "kernel BUG" in line]
+        skipped = None
         if oops and not self.oopsed:
             self.oopsed = True
             passed, error = False, (error or "") + f"\nthe kernel oopsed: {oops[0]} (dmesg.txt)"
-        self.result(name, passed, time.monotonic() - started, error, scenario.figures, scenario.notes)
+            # Debian 6.1's fault when the adapter goes down under an LE link (docs/bluez.md): bluetoothd dies in the
+            # kernel, so nothing griptrackd does can be judged. Said as SKIP, never as a pass; `--retry` runs the
+            # scenario again in a fresh VM, where it passes or fails on griptrackd's own merits.
+            if "list_del corruption" in dmesg and "hci_chan_del" in dmesg:
+                skipped = "the guest kernel faulted (list_del corruption in hci_chan_del), not griptrackd"
+        self.result(name, passed, time.monotonic() - started, error, scenario.figures, scenario.notes, skipped)
         if not passed:
             # A failure's context: the stack's logs so far beside the scenario's own.
             for name_ in os.listdir(self.logs):
@@ -492,7 +501,8 @@ class Runner:
                     shutil.copy(os.path.join(self.logs, name_), scenario.directory)
             with open(os.path.join(scenario.directory, "dmesg.txt"), "w") as file:
                 file.write(run("dmesg", check=False).stdout)
-        return passed
+        # A skip does not fail the guest's run; the host decides (scripts/test-realstack retries it once).
+        return passed or bool(skipped)
 
 
 # Scenarios ──────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -675,16 +685,15 @@ def scan(scenario):
     scenario.note(f"listed: {json.dumps(found[0])}")
 
 
-# power-cycle first: in a VM that had run the other scenarios, powering hci0 off oopsed Debian's 6.1 kernel in
-# 3 of the last 4 runs (list_del corruption in hci_chan_del from l2cap_sock_release as bluetoothd closed its ATT
-# socket; docs/bluez.md), while first after setup, in each retry's fresh VM, it passed every time. bluetoothd-restart
-# last: an oops leaves a bluetoothd to restart, which it does anyway.
+# bluetoothd-restart last: powering hci0 off often oopses Debian's 6.1 guest kernel (list_del corruption in
+# hci_chan_del from l2cap_sock_release as bluetoothd closes its ATT socket; docs/bluez.md), which kills that
+# bluetoothd; the scenarios after it start their own.
 SCENARIOS = [
-    ("power-cycle", link_loss("power")),
     ("start", record_two_efforts("start")),
     ("scan", scan),
     ("acquire", record_two_efforts("acquire")),
     ("link-loss", link_loss("peripheral")),
+    ("power-cycle", link_loss("power")),
     ("bluetoothd-restart", link_loss("bluetoothd")),
 ]
 
